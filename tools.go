@@ -1,0 +1,13 @@
+//go:build tools
+
+package tools
+
+import (
+	_ "github.com/adrg/xdg"
+	_ "github.com/coder/acp-go-sdk"
+	_ "github.com/goccy/go-json"
+	_ "github.com/google/shlex"
+	_ "github.com/mattn/go-sqlite3"
+	_ "github.com/oklog/ulid/v2"
+	_ "github.com/wailsapp/wails/v2"
+)
