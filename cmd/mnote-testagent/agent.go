@@ -1,0 +1,428 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// agent is the whole process state.
+type agent struct {
+	sc       *scenario
+	stateDir string
+	out      *output
+	calls    calls
+
+	stopped       atomic.Bool // stopReadingAfter reached
+	authenticated atomic.Bool
+
+	mu       sync.Mutex
+	sessions map[string]*session
+
+	stderrMu sync.Mutex
+}
+
+func newAgent(sc *scenario, stateDir string, stdout io.Writer) *agent {
+	return &agent{sc: sc, stateDir: stateDir, out: newOutput(stdout), sessions: map[string]*session{}}
+}
+
+// serve reads stdin line by line (no length cap) and dispatches each message
+// in order. It returns only when the process should exit with status 0.
+func (a *agent) serve(r io.Reader) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if a.stopped.Load() {
+			parkForever()
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			a.dispatch(line)
+		}
+		if a.stopped.Load() {
+			parkForever()
+		}
+		if err != nil {
+			if err != io.EOF {
+				slog.Warn("stdin read failed", "err", err)
+			}
+			if !a.sc.ExitOnStdinClose {
+				parkForever()
+			}
+			a.out.flushWithin(500 * time.Millisecond)
+			return
+		}
+	}
+}
+
+// parkForever keeps the process alive without doing anything.
+func parkForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// dispatch handles one incoming line.
+func (a *agent) dispatch(line []byte) {
+	var m inMsg
+	if err := json.Unmarshal(line, &m); err != nil {
+		slog.Warn("unparseable line from client", "err", err)
+		a.out.write(errorLine(nil, &rpcError{Code: codeParseError, Message: "Parse error"}), true)
+		return
+	}
+	hasID := len(m.ID) > 0
+	switch {
+	case m.Method != "" && hasID:
+		a.handleRequest(&request{a: a, id: compact(m.ID), method: m.Method, params: m.Params})
+	case m.Method != "":
+		a.handleNotification(m.Method, m.Params)
+	case hasID:
+		a.calls.deliver(&m)
+	default:
+		a.out.write(errorLine(nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request"}), true)
+	}
+}
+
+func (a *agent) handleNotification(method string, params json.RawMessage) {
+	switch method {
+	case "session/cancel":
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		_ = json.Unmarshal(params, &p)
+		if a.sc.IgnoreCancel {
+			return
+		}
+		if s := a.liveSession(p.SessionID); s != nil {
+			s.mu.Lock()
+			t := s.turn
+			s.mu.Unlock()
+			if t != nil {
+				t.cancel()
+			}
+		}
+	default:
+		slog.Debug("ignoring notification", "method", method)
+	}
+}
+
+func (a *agent) handleRequest(r *request) {
+	switch r.method {
+	case "initialize":
+		a.initialize(r)
+	case "authenticate":
+		a.authenticated.Store(true)
+		r.reply(json.RawMessage(`{}`))
+	case "session/new":
+		a.sessionNew(r)
+	case "session/load":
+		a.sessionLoad(r)
+	case "session/resume":
+		a.sessionResume(r)
+	case "session/list":
+		var p struct {
+			Cwd string `json:"cwd"`
+		}
+		_ = json.Unmarshal(r.params, &p)
+		r.reply(map[string]any{"sessions": a.listSessions(p.Cwd)})
+	case "session/prompt":
+		a.prompt(r)
+	case "session/set_mode":
+		a.setMode(r)
+	case "session/set_config_option":
+		a.setConfigOption(r)
+	default:
+		r.fail(codeMethodNotFound, "Method not found")
+	}
+}
+
+func sleepMs(ms int) {
+	if ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
+}
+
+func (a *agent) initialize(r *request) {
+	sleepMs(a.sc.InitializeDelayMs)
+	sessCaps := map[string]any{"list": struct{}{}}
+	if a.sc.Resume {
+		sessCaps["resume"] = struct{}{}
+	}
+	r.reply(struct {
+		ProtocolVersion   int             `json:"protocolVersion"`
+		AgentCapabilities any             `json:"agentCapabilities"`
+		AuthMethods       json.RawMessage `json:"authMethods"`
+		AgentInfo         json.RawMessage `json:"agentInfo"`
+	}{
+		ProtocolVersion: a.sc.ProtocolVersion,
+		AgentCapabilities: struct {
+			LoadSession         bool            `json:"loadSession"`
+			PromptCapabilities  json.RawMessage `json:"promptCapabilities"`
+			SessionCapabilities any             `json:"sessionCapabilities"`
+		}{a.sc.LoadSession, a.sc.PromptCapabilities, sessCaps},
+		AuthMethods: a.sc.AuthMethods,
+		AgentInfo:   a.sc.AgentInfo,
+	})
+}
+
+// needAuth answers the request with "Authentication required" when the
+// scenario demands authentication that has not happened yet.
+func (a *agent) needAuth(r *request) bool {
+	if a.sc.AuthRequired && !a.authenticated.Load() {
+		r.fail(codeAuthRequired, "Authentication required")
+		return true
+	}
+	return false
+}
+
+func (a *agent) sessionNew(r *request) {
+	sleepMs(a.sc.SessionNewDelayMs)
+	if a.needAuth(r) {
+		return
+	}
+	var p struct {
+		Cwd string `json:"cwd"`
+	}
+	_ = json.Unmarshal(r.params, &p)
+	s, err := a.createSession(p.Cwd)
+	if err != nil {
+		r.fail(codeInternal, "create session: "+err.Error())
+		return
+	}
+	res := map[string]json.RawMessage{}
+	for k, v := range a.sc.newResult {
+		res[k] = v
+	}
+	res["sessionId"] = marshal(s.id)
+	r.reply(res)
+}
+
+// attachResult is the session/load and session/resume result: {} plus the
+// modes, configOptions and models of sessionNewResult.
+func (a *agent) attachResult(s *session) map[string]json.RawMessage {
+	res := map[string]json.RawMessage{}
+	for _, k := range []string{"modes", "configOptions", "models"} {
+		if v, ok := a.sc.newResult[k]; ok {
+			res[k] = v
+		}
+	}
+	s.mu.Lock()
+	if s.configs != nil && res["configOptions"] != nil {
+		res["configOptions"] = s.configs
+	}
+	s.mu.Unlock()
+	return res
+}
+
+type attachParams struct {
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+}
+
+func (a *agent) sessionLoad(r *request) {
+	if !a.sc.LoadSession {
+		r.fail(codeMethodNotFound, "Method not found")
+		return
+	}
+	if a.needAuth(r) {
+		return
+	}
+	var p attachParams
+	_ = json.Unmarshal(r.params, &p)
+	s := a.findSession(p.SessionID)
+	if s == nil {
+		r.fail(codeNotFound, "session not found")
+		return
+	}
+	s.mu.Lock()
+	busy := s.turn != nil
+	if p.Cwd != "" {
+		s.cwd = p.Cwd
+	}
+	s.mu.Unlock()
+	if busy {
+		r.fail(codeInvalidRequest, "a prompt turn is running for this session")
+		return
+	}
+	// The load steps may send requests, so they run off the reader goroutine.
+	t := a.beginTurn(s, false)
+	go func() {
+		res := t.run(a.sc.load)
+		a.endTurn(t)
+		if res.err != nil {
+			r.failWith(res.err)
+			return
+		}
+		if err := a.replay(s); err != nil {
+			r.fail(codeInternal, err.Error())
+			return
+		}
+		r.reply(a.attachResult(s))
+	}()
+}
+
+func (a *agent) sessionResume(r *request) {
+	if !a.sc.Resume {
+		r.fail(codeMethodNotFound, "Method not found")
+		return
+	}
+	if a.needAuth(r) {
+		return
+	}
+	var p attachParams
+	_ = json.Unmarshal(r.params, &p)
+	s := a.findSession(p.SessionID)
+	if s == nil {
+		r.fail(codeNotFound, "session not found")
+		return
+	}
+	if p.Cwd != "" {
+		s.mu.Lock()
+		s.cwd = p.Cwd
+		s.mu.Unlock()
+	}
+	r.reply(a.attachResult(s))
+}
+
+func (a *agent) setMode(r *request) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModeID    string `json:"modeId"`
+	}
+	_ = json.Unmarshal(r.params, &p)
+	s := a.liveSession(p.SessionID)
+	if s == nil {
+		r.fail(codeNotFound, "session not found")
+		return
+	}
+	s.mu.Lock()
+	s.modeID = p.ModeID
+	s.mu.Unlock()
+	a.sendUpdate(s, marshal(struct {
+		SessionUpdate string `json:"sessionUpdate"`
+		CurrentModeID string `json:"currentModeId"`
+	}{"current_mode_update", p.ModeID}), true)
+	r.reply(json.RawMessage(`{}`))
+}
+
+// setConfigOption answers with the full configOptions list (as the schema
+// requires), with currentValue of the chosen option updated.
+func (a *agent) setConfigOption(r *request) {
+	var p struct {
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Value     json.RawMessage `json:"value"`
+	}
+	_ = json.Unmarshal(r.params, &p)
+	s := a.liveSession(p.SessionID)
+	if s == nil {
+		r.fail(codeNotFound, "session not found")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var opts []map[string]json.RawMessage
+	_ = json.Unmarshal(s.configs, &opts)
+	if opts == nil {
+		opts = []map[string]json.RawMessage{}
+	}
+	for _, o := range opts {
+		var id string
+		_ = json.Unmarshal(o["id"], &id)
+		if id == p.ConfigID && p.Value != nil {
+			o["currentValue"] = compact(p.Value)
+		}
+	}
+	s.configs = marshal(opts)
+	r.reply(map[string]json.RawMessage{"configOptions": s.configs})
+}
+
+// prompt starts a turn on its own goroutine.
+func (a *agent) prompt(r *request) {
+	var p struct {
+		SessionID string            `json:"sessionId"`
+		Prompt    []json.RawMessage `json:"prompt"`
+	}
+	if err := json.Unmarshal(r.params, &p); err != nil {
+		r.fail(codeInvalidParams, "Invalid params: "+err.Error())
+		return
+	}
+	s := a.liveSession(p.SessionID)
+	if s == nil {
+		r.fail(codeNotFound, "session not found")
+		return
+	}
+	var texts []string
+	for _, b := range p.Prompt {
+		var blk struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(b, &blk) == nil && blk.Type == "text" {
+			texts = append(texts, blk.Text)
+		}
+	}
+	s.mu.Lock()
+	busy := s.turn != nil
+	s.mu.Unlock()
+	if busy {
+		r.fail(codeInvalidRequest, "a prompt turn is already running for this session")
+		return
+	}
+
+	var steps []step
+	inline := false
+	if len(texts) > 0 {
+		var err error
+		steps, inline, err = parseInlineSteps(texts[0])
+		if err != nil {
+			r.fail(codeInvalidParams, "Invalid params: inline steps: "+err.Error())
+			return
+		}
+	}
+	t := a.beginTurn(s, true)
+	s.mu.Lock()
+	n := s.turns
+	s.turns++
+	s.mu.Unlock()
+	a.saveMeta(s)
+	if !inline {
+		steps = a.sc.turnSteps(n)
+	}
+	echo := !inline && steps == nil
+	text := strings.Join(texts, "\n")
+
+	go func() {
+		for _, b := range p.Prompt {
+			a.record(s, append([]byte(`{"sessionUpdate":"user_message_chunk","content":`), append(compact(b), '}')...))
+		}
+		var res turnResult
+		if echo {
+			a.sendUpdate(s, textChunk("agent_message_chunk", "echo: "+text), true)
+			res = t.finish()
+		} else {
+			res = t.run(steps)
+		}
+		a.endTurn(t)
+		if res.err != nil {
+			r.failWith(res.err)
+			return
+		}
+		r.reply(struct {
+			StopReason string `json:"stopReason"`
+		}{res.stopReason})
+	}()
+}
+
+// logStderr writes text plus a newline to stderr.
+func (a *agent) logStderr(text string) {
+	a.stderrMu.Lock()
+	defer a.stderrMu.Unlock()
+	_, _ = os.Stderr.WriteString(text + "\n")
+}

@@ -1,0 +1,89 @@
+package thread
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+var textBlockCases = []struct {
+	in   string
+	text string
+	ok   bool
+}{
+	{`{"type":"text","text":"hello"}`, "hello", true},
+	{` { "text" : "a" , "type" : "text" } `, "a", true},
+	{`{"type":"text","text":""}`, "", true},
+	{`{"type":"text","text":"line\nquote\" tab\t slash\/ back\\ \u00e9 \ud83d\ude00"}`, "line\nquote\" tab\t slash/ back\\ é 😀", true},
+	{`{"type":"text","text":"lone \ud800 x \udc00"}`, "lone \uFFFD x \uFFFD", true},
+	{`{"type":"text","text":"héllo ✓"}`, "héllo ✓", true},
+	{`{"type":"text","text":"a","annotations":{"audience":["user"],"priority":0.5},"_meta":null}`, "a", true},
+	{`{"type":"text","text":"first","text":"last"}`, "last", true},
+	// Not text, or not sure: the caller uses encoding/json.
+	{`{"type":"image","data":"AA=="}`, "", false},
+	{`{"type":"text"}`, "", false},
+	{`{"text":"no type"}`, "", false},
+	{`{"type":"text","text":null}`, "", false},
+	{`{"type":"text","Text":"case"}`, "", false},
+	{`{"type":"text","text":"a","uri":5}`, "", false},
+	{`{"type":"text","text":"bad \x"}`, "", false},
+	{`{"type":"text","text":"ctrl ` + "\x01" + `"}`, "", false},
+	{`{"type":"text","text":"a",}`, "", false},
+	{`{"type":"text","text":"a"} x`, "", false},
+	{`{"type":"text","text":"a","x":tru}`, "", false},
+	{`{"type":"text","text":"a","x":{"y":[}}`, "", false},
+	{`{"type":"text","text":"` + "\xff" + `"}`, "", false},
+	{`"text"`, "", false},
+	{``, "", false},
+	{`{}`, "", false},
+}
+
+func TestTextBlock(t *testing.T) {
+	for _, tc := range textBlockCases {
+		text, ok := textBlock([]byte(tc.in))
+		if ok != tc.ok || text != tc.text {
+			t.Errorf("textBlock(%s) = %q, %v; want %q, %v", tc.in, text, ok, tc.text, tc.ok)
+		}
+	}
+}
+
+// FuzzTextBlock checks that the fast path never disagrees with
+// encoding/json: whenever it answers, encoding/json decodes the same text.
+func FuzzTextBlock(f *testing.F) {
+	for _, tc := range textBlockCases {
+		f.Add([]byte(tc.in))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		text, ok := textBlock(b)
+		if !ok {
+			return
+		}
+		var cb ContentBlock
+		if err := json.Unmarshal(b, &cb); err != nil {
+			t.Fatalf("textBlock(%q) = %q but encoding/json fails: %v", b, text, err)
+		}
+		if cb.Type != "text" || cb.Text != text {
+			t.Fatalf("textBlock(%q) = %q, encoding/json: %+v", b, text, cb)
+		}
+	})
+}
+
+func BenchmarkTextBlock(b *testing.B) {
+	in := []byte(`{"type":"text","text":"lorem iplorem iplorem iplorem iplorem ip"}`)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := textBlock(in); !ok {
+				b.Fatal("not ok")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var cb ContentBlock
+			if err := json.Unmarshal(in, &cb); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
