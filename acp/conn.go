@@ -1,0 +1,386 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+
+	"mnote/thread"
+)
+
+// Dir is the direction of a line on the wire.
+type Dir string
+
+// Directions, as written to transcripts.
+const (
+	DirIn  Dir = "in"  // agent → client
+	DirOut Dir = "out" // client → agent
+)
+
+// Kinds of lines that are not a method name.
+const (
+	KindResponse  = "response"
+	KindMalformed = "malformed"
+)
+
+// LineTap observes raw lines of one session in both directions, in the order
+// they crossed the wire. The slice is valid only during the call.
+type LineTap interface {
+	Line(dir Dir, kind string, line []byte)
+}
+
+// RPCError is a JSON-RPC error object.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string {
+	if len(e.Data) > 0 && string(e.Data) != "null" {
+		return fmt.Sprintf("agent error %d: %s (%s)", e.Code, e.Message, e.Data)
+	}
+	return fmt.Sprintf("agent error %d: %s", e.Code, e.Message)
+}
+
+// JSON-RPC and ACP error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternal       = -32603
+	CodeAuthRequired   = -32000
+	CodeNotFound       = -32002
+)
+
+// envelope is any JSON-RPC message.
+type envelope struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *RPCError       `json:"error,omitempty"`
+}
+
+// updateEnvelope decodes a session/update notification in one pass.
+type updateEnvelope struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method"`
+	Params struct {
+		SessionID string        `json:"sessionId"`
+		Update    thread.Update `json:"update"`
+	} `json:"params"`
+}
+
+// Request is an agent→client request.
+type Request struct {
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+}
+
+// connHandler receives what the reader decodes.
+type connHandler interface {
+	// update is called on the reader goroutine, in wire order.
+	update(sessionID string, u *thread.Update, line []byte)
+	// request is called on its own goroutine after every earlier line was
+	// handled; it must answer with conn.reply.
+	request(req *Request, line []byte)
+	// notification is any other agent→client notification.
+	notification(method string, params json.RawMessage, line []byte)
+	// bad reports a line that could not be used (malformed JSON, too long,
+	// an unexpected response), with the raw line when there is one.
+	bad(err error, line []byte)
+}
+
+type pendingCall struct {
+	ch     chan callResult
+	tap    LineTap
+	method string
+}
+
+type callResult struct {
+	result json.RawMessage
+	err    error
+}
+
+// conn is a JSON-RPC 2.0 connection over an agent's stdio.
+type conn struct {
+	w            *os.File
+	writeTimeout time.Duration
+	onWriteStall func(error) // called when a write misses its deadline
+	h            connHandler
+	log          *slog.Logger
+
+	wmu  sync.Mutex
+	wbuf []byte
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	pending map[string]*pendingCall
+	closed  bool
+	err     error
+	done    chan struct{}
+
+	updates atomic.Int64
+}
+
+func newConn(w *os.File, h connHandler, writeTimeout time.Duration, log *slog.Logger) *conn {
+	return &conn{
+		w:            w,
+		writeTimeout: writeTimeout,
+		h:            h,
+		log:          log,
+		pending:      make(map[string]*pendingCall),
+		done:         make(chan struct{}),
+	}
+}
+
+// Updates counts the session/update notifications received.
+func (c *conn) Updates() int64 { return c.updates.Load() }
+
+// readLoop reads lines until r ends, then closes the connection with the
+// error returned by exitErr (or io.EOF).
+func (c *conn) readLoop(r io.Reader, maxLine int, exitErr func() error) {
+	lr := newLineReader(r, maxLine)
+	var ue updateEnvelope
+	for {
+		line, err := lr.next()
+		if err != nil {
+			var tl *LineTooLongError
+			if errors.As(err, &tl) {
+				c.h.bad(err, nil)
+				continue
+			}
+			cerr := exitErr()
+			if cerr == nil {
+				cerr = fmt.Errorf("agent closed its output: %w", err)
+			}
+			c.close(cerr)
+			return
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		// Fast path: session/update notifications are nearly all of the
+		// traffic; decode them in one pass.
+		if bytes.Contains(line, []byte(`"session/update"`)) {
+			ue = updateEnvelope{}
+			if err := gojson.Unmarshal(line, &ue); err == nil && ue.Method == "session/update" && ue.ID == nil {
+				c.updates.Add(1)
+				c.h.update(ue.Params.SessionID, &ue.Params.Update, line)
+				continue
+			}
+		}
+		c.dispatch(line)
+	}
+}
+
+func (c *conn) dispatch(line []byte) {
+	var env envelope
+	if err := gojson.Unmarshal(line, &env); err != nil {
+		c.h.bad(fmt.Errorf("malformed line from agent: %w", err), line)
+		return
+	}
+	hasID := len(env.ID) > 0 && string(env.ID) != "null"
+	switch {
+	case env.Method != "" && hasID:
+		req := &Request{ID: env.ID, Method: env.Method, Params: env.Params}
+		cp := append([]byte(nil), line...)
+		go c.h.request(req, cp)
+	case env.Method != "":
+		if env.Method == "session/update" {
+			// A session/update the fast path could not take (its
+			// update did not decode): keep it raw, never misread.
+			c.updates.Add(1)
+			c.h.bad(errors.New("session/update with an invalid update object"), line)
+			return
+		}
+		c.h.notification(env.Method, env.Params, line)
+	case hasID:
+		key := idKey(env.ID)
+		c.mu.Lock()
+		pc := c.pending[key]
+		delete(c.pending, key)
+		c.mu.Unlock()
+		if pc == nil {
+			c.h.bad(fmt.Errorf("response for unknown request id %s", env.ID), line)
+			return
+		}
+		if pc.tap != nil {
+			pc.tap.Line(DirIn, KindResponse, line)
+		}
+		if env.Error != nil {
+			pc.ch <- callResult{err: env.Error}
+		} else {
+			pc.ch <- callResult{result: append(json.RawMessage(nil), env.Result...)}
+		}
+	default:
+		c.h.bad(errors.New("line is neither a request, a notification nor a response"), line)
+	}
+}
+
+func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
+
+// call sends a request and waits for its response, the context, or the
+// connection's end.
+func (c *conn) call(ctx context.Context, method string, params any, tap LineTap) (json.RawMessage, error) {
+	id := c.nextID.Add(1)
+	key := strconv.FormatInt(id, 10)
+	pc := &pendingCall{ch: make(chan callResult, 1), tap: tap, method: method}
+	c.mu.Lock()
+	if c.closed {
+		err := c.err
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.pending[key] = pc
+	c.mu.Unlock()
+
+	if err := c.send(method, tap, func(b []byte) ([]byte, error) {
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, key...)
+		b = append(b, `,"method":`...)
+		b = strconv.AppendQuote(b, method)
+		return appendParams(b, params)
+	}); err != nil {
+		c.mu.Lock()
+		delete(c.pending, key)
+		c.mu.Unlock()
+		return nil, err
+	}
+	select {
+	case r := <-pc.ch:
+		return r.result, r.err
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.pending, key)
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	}
+}
+
+// notify sends a notification.
+func (c *conn) notify(method string, params any, tap LineTap) error {
+	return c.send(method, tap, func(b []byte) ([]byte, error) {
+		b = append(b, `{"jsonrpc":"2.0","method":`...)
+		b = strconv.AppendQuote(b, method)
+		return appendParams(b, params)
+	})
+}
+
+// reply answers an agent→client request with a result or an error.
+func (c *conn) reply(id json.RawMessage, result any, rerr *RPCError, tap LineTap) error {
+	return c.send(KindResponse, tap, func(b []byte) ([]byte, error) {
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, id...)
+		if rerr != nil {
+			e, err := json.Marshal(rerr)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, `,"error":`...)
+			b = append(b, e...)
+		} else {
+			r, err := json.Marshal(result)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, `,"result":`...)
+			b = append(b, r...)
+		}
+		return append(b, '}', '\n'), nil
+	})
+}
+
+func appendParams(b []byte, params any) ([]byte, error) {
+	if params != nil {
+		p, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("encode params: %w", err)
+		}
+		b = append(b, `,"params":`...)
+		b = append(b, p...)
+	}
+	return append(b, '}', '\n'), nil
+}
+
+// send encodes a message under the write lock and writes it with a
+// deadline. Missing the deadline means the agent stopped reading: the
+// connection is closed and onWriteStall kills the agent.
+func (c *conn) send(kind string, tap LineTap, encode func([]byte) ([]byte, error)) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	select {
+	case <-c.done:
+		return c.closeErr()
+	default:
+	}
+	b, err := encode(c.wbuf[:0])
+	if err != nil {
+		return err
+	}
+	if cap(b) <= 1<<20 {
+		c.wbuf = b
+	} else {
+		c.wbuf = nil
+	}
+	if tap != nil {
+		tap.Line(DirOut, kind, b[:len(b)-1])
+	}
+	if c.writeTimeout > 0 {
+		_ = c.w.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	}
+	if _, err := c.w.Write(b); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			err = fmt.Errorf("agent stopped reading its input: a write did not complete within %s: %w", c.writeTimeout, err)
+			if c.onWriteStall != nil {
+				go c.onWriteStall(err)
+			}
+		} else {
+			err = fmt.Errorf("write to agent: %w", err)
+		}
+		c.close(err)
+		return err
+	}
+	return nil
+}
+
+// close ends the connection: every pending call fails with err.
+func (c *conn) close(err error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.err = err
+	pending := c.pending
+	c.pending = make(map[string]*pendingCall)
+	close(c.done)
+	c.mu.Unlock()
+	for _, pc := range pending {
+		pc.ch <- callResult{err: err}
+	}
+}
+
+func (c *conn) closeErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Done is closed when the connection ended.
+func (c *conn) Done() <-chan struct{} { return c.done }

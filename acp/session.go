@@ -1,0 +1,382 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+	gojson "github.com/goccy/go-json"
+
+	"mnote/thread"
+)
+
+// SessionHandler receives what the agent sends for one session. Update and
+// Line are called on the connection's reader goroutine in wire order: a
+// handler that blocks slows the agent down, which is the intended
+// backpressure. They must not call back into the Agent synchronously.
+type SessionHandler interface {
+	LineTap
+	// Update is a session/update notification, decoded; line is its raw
+	// bytes (valid only during the call). Unknown update kinds arrive here
+	// too; the handler decides what to keep.
+	Update(u *thread.Update, line []byte)
+	// Notification is any other notification for this session.
+	Notification(method string, params json.RawMessage, line []byte)
+	// Bad is a line that was not used (malformed, too long, unexpected).
+	Bad(err error, line []byte)
+}
+
+// PermissionBroker decides permission requests. RequestPermission blocks
+// until the user decides or ctx is done (the turn was cancelled or the
+// session closed); then the request is answered cancelled.
+type PermissionBroker interface {
+	RequestPermission(ctx context.Context, req *PermissionRequest) (PermissionDecision, error)
+}
+
+// FileSystem serves the agent's fs/* requests. Errors that are *RPCError go
+// to the agent as they are; others become internal errors.
+type FileSystem interface {
+	ReadTextFile(ctx context.Context, path string, line, limit *int) (string, error)
+	WriteTextFile(ctx context.Context, path, content string) error
+}
+
+// SessionConfig is what a session needs from its owner.
+type SessionConfig struct {
+	Cwd     string
+	Handler SessionHandler
+	Broker  PermissionBroker
+	// FS serves fs/* requests; nil confines them to Cwd with RootFS.
+	FS FileSystem
+}
+
+// Session is one ACP session on an agent.
+type Session struct {
+	a  *Agent
+	id string
+	h  SessionHandler
+	b  PermissionBroker
+	fs FileSystem
+
+	// Setup holds the modes, models and config options the agent sent.
+	Setup SessionSetup
+
+	mu         sync.Mutex
+	turn       bool
+	cancelled  bool
+	cancelCh   chan struct{} // closed by Cancel during a turn
+	permCtx    context.Context
+	permCancel context.CancelFunc
+}
+
+// ID is the agent's session id.
+func (s *Session) ID() string { return s.id }
+
+// Agent is the agent holding the session.
+func (s *Session) Agent() *Agent { return s.a }
+
+func (a *Agent) newSessionObj(id string, cfg SessionConfig) (*Session, error) {
+	if cfg.Handler == nil {
+		return nil, errors.New("acp: session needs a handler")
+	}
+	fs := cfg.FS
+	if fs == nil {
+		rfs, err := NewRootFS(cfg.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		fs = rfs
+	}
+	s := &Session{a: a, id: id, h: cfg.Handler, b: cfg.Broker, fs: fs}
+	s.permCtx, s.permCancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// NewSession runs session/new in cwd.
+func (a *Agent) NewSession(ctx context.Context, cfg SessionConfig) (*Session, error) {
+	s, err := a.newSessionObj("", cfg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := a.callTimeout(ctx, "session/new", sessionParams{Cwd: cfg.Cwd, McpServers: []json.RawMessage{}}, cfg.Handler, a.opts.NewSessionTimeout)
+	if err != nil {
+		return nil, a.describe(err)
+	}
+	if err := json.Unmarshal(raw, &s.Setup); err != nil || s.Setup.SessionID == "" {
+		return nil, fmt.Errorf("session/new: the agent's answer has no session id: %s", truncate(raw, 200))
+	}
+	s.id = s.Setup.SessionID
+	a.register(s)
+	return s, nil
+}
+
+// LoadSession runs session/load for an existing agent session. The agent
+// replays the history as updates before it answers; they reach the handler
+// like any other update.
+func (a *Agent) LoadSession(ctx context.Context, id string, cfg SessionConfig) (*Session, error) {
+	if !a.Init.AgentCapabilities.LoadSession {
+		return nil, errors.New("the agent cannot load sessions")
+	}
+	return a.reopen(ctx, "session/load", id, cfg)
+}
+
+// ResumeSession runs session/resume (no replay).
+func (a *Agent) ResumeSession(ctx context.Context, id string, cfg SessionConfig) (*Session, error) {
+	if !a.Init.AgentCapabilities.CanResume() {
+		return nil, errors.New("the agent cannot resume sessions")
+	}
+	return a.reopen(ctx, "session/resume", id, cfg)
+}
+
+func (a *Agent) reopen(ctx context.Context, method, id string, cfg SessionConfig) (*Session, error) {
+	s, err := a.newSessionObj(id, cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.register(s)
+	raw, err := a.callTimeout(ctx, method, sessionParams{SessionID: id, Cwd: cfg.Cwd, McpServers: []json.RawMessage{}}, cfg.Handler, a.opts.NewSessionTimeout)
+	if err != nil {
+		a.unregister(id)
+		return nil, a.describe(err)
+	}
+	_ = json.Unmarshal(raw, &s.Setup)
+	s.Setup.SessionID = id
+	return s, nil
+}
+
+// describe adds the agent's exit and stderr to an error from a call.
+func (a *Agent) describe(err error) error {
+	var ee *ExitError
+	if errors.As(err, &ee) || errors.Is(err, ErrAuthRequired) {
+		return err
+	}
+	select {
+	case <-a.proc.Done():
+		return fmt.Errorf("%w (%w)", err, a.proc.ExitError())
+	default:
+	}
+	if errors.Is(err, ErrTimeout) {
+		if tail := a.proc.StderrTail(20); tail != "" {
+			return fmt.Errorf("%w; the agent's stderr ends with:\n%s", err, tail)
+		}
+	}
+	return err
+}
+
+// Close forgets the session and answers its pending permission requests
+// cancelled. The agent keeps running.
+func (s *Session) Close() {
+	s.cancelPermissions()
+	s.a.unregister(s.id)
+}
+
+func (s *Session) inTurn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
+}
+
+// Prompt runs one turn and returns how it ended. Cancelling ctx cancels the
+// turn (like Cancel) and still waits for the agent's answer, up to the
+// cancel grace period, after which the agent is killed.
+func (s *Session) Prompt(ctx context.Context, blocks []thread.ContentBlock) (*PromptResult, error) {
+	s.mu.Lock()
+	if s.turn {
+		s.mu.Unlock()
+		return nil, errors.New("a turn is already running in this session")
+	}
+	s.turn, s.cancelled = true, false
+	cancelCh := make(chan struct{})
+	s.cancelCh = cancelCh
+	if s.permCtx.Err() != nil {
+		s.permCtx, s.permCancel = context.WithCancel(context.Background())
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.turn = false
+		s.mu.Unlock()
+	}()
+
+	type result struct {
+		raw json.RawMessage
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		raw, err := s.a.conn.call(context.Background(), "session/prompt", promptParams{SessionID: s.id, Prompt: blocks}, s.h)
+		done <- result{raw, err}
+	}()
+
+	var grace <-chan time.Time
+	ctxDone := ctx.Done()
+	var r result
+wait:
+	for {
+		select {
+		case r = <-done:
+			break wait
+		case <-ctxDone:
+			ctxDone = nil
+			s.Cancel()
+		case <-cancelCh:
+			cancelCh = nil
+			t := time.NewTimer(s.a.opts.CancelGrace)
+			defer t.Stop()
+			grace = t.C
+		case <-grace:
+			s.a.log.Warn("agent ignored session/cancel; killing it", "grace", s.a.opts.CancelGrace)
+			s.a.proc.Kill()
+			<-done
+			return &PromptResult{StopReason: StopCancelled, Killed: true}, nil
+		}
+	}
+	if r.err != nil {
+		if s.isCancelled() {
+			var ee *ExitError
+			if !errors.As(r.err, &ee) {
+				return &PromptResult{StopReason: StopCancelled}, nil
+			}
+		}
+		return nil, s.a.describe(r.err)
+	}
+	var pr PromptResult
+	if err := json.Unmarshal(r.raw, &pr); err != nil {
+		return nil, fmt.Errorf("session/prompt: the agent's answer does not decode: %w", err)
+	}
+	if s.isCancelled() {
+		pr.StopReason = StopCancelled
+	}
+	return &pr, nil
+}
+
+func (s *Session) isCancelled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelled
+}
+
+// Cancel cancels the running turn: it sends session/cancel and answers
+// every pending permission request cancelled. Prompt keeps waiting for the
+// agent's answer (killing the agent after the cancel grace period).
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	if !s.turn || s.cancelled {
+		s.mu.Unlock()
+		return
+	}
+	s.cancelled = true
+	close(s.cancelCh)
+	s.mu.Unlock()
+	s.cancelPermissions()
+	if err := s.a.conn.notify("session/cancel", acpsdk.CancelNotification{SessionId: acpsdk.SessionId(s.id)}, s.h); err != nil {
+		s.a.log.Warn("session/cancel not sent", "err", err)
+	}
+}
+
+func (s *Session) cancelPermissions() {
+	s.mu.Lock()
+	cancel := s.permCancel
+	s.mu.Unlock()
+	cancel()
+}
+
+// SetMode runs session/set_mode.
+func (s *Session) SetMode(ctx context.Context, modeID string) error {
+	_, err := s.a.callTimeout(ctx, "session/set_mode", acpsdk.SetSessionModeRequest{SessionId: acpsdk.SessionId(s.id), ModeId: acpsdk.SessionModeId(modeID)}, s.h, s.a.opts.NewSessionTimeout)
+	return err
+}
+
+// SetConfigOption runs session/set_config_option with a value id.
+func (s *Session) SetConfigOption(ctx context.Context, configID, value string) (json.RawMessage, error) {
+	params := map[string]string{"sessionId": s.id, "configId": configID, "value": value}
+	return s.a.callTimeout(ctx, "session/set_config_option", params, s.h, s.a.opts.NewSessionTimeout)
+}
+
+// handleRequest answers one agent→client request (on its own goroutine).
+func (s *Session) handleRequest(req *Request) {
+	result, rerr := s.serve(req)
+	if err := s.a.conn.reply(req.ID, result, rerr, s.h); err != nil {
+		s.a.log.Warn("reply to agent failed", "method", req.Method, "err", err)
+	}
+}
+
+func (s *Session) serve(req *Request) (any, *RPCError) {
+	switch req.Method {
+	case "session/request_permission":
+		return s.permission(req.Params)
+	case "fs/read_text_file":
+		var p acpsdk.ReadTextFileRequest
+		if err := gojson.Unmarshal(req.Params, &p); err != nil {
+			return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid fs/read_text_file params: " + err.Error()}
+		}
+		text, err := s.fs.ReadTextFile(s.permCtxNow(), p.Path, p.Line, p.Limit)
+		if err != nil {
+			return nil, toRPCError(err)
+		}
+		return acpsdk.ReadTextFileResponse{Content: text}, nil
+	case "fs/write_text_file":
+		var p acpsdk.WriteTextFileRequest
+		if err := gojson.Unmarshal(req.Params, &p); err != nil {
+			return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid fs/write_text_file params: " + err.Error()}
+		}
+		if err := s.fs.WriteTextFile(s.permCtxNow(), p.Path, p.Content); err != nil {
+			return nil, toRPCError(err)
+		}
+		return struct{}{}, nil
+	default:
+		return nil, &RPCError{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method}
+	}
+}
+
+func (s *Session) permCtxNow() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.permCtx
+}
+
+var cancelledOutcome = json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`)
+
+func (s *Session) permission(params json.RawMessage) (any, *RPCError) {
+	var req PermissionRequest
+	if err := gojson.Unmarshal(params, &req); err != nil {
+		return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid session/request_permission params: " + err.Error()}
+	}
+	var tc struct {
+		ToolCallID string `json:"toolCallId"`
+		Title      string `json:"title"`
+		Kind       string `json:"kind"`
+	}
+	_ = gojson.Unmarshal(req.ToolCall, &tc)
+	req.ToolCallID, req.Title, req.Kind = tc.ToolCallID, tc.Title, tc.Kind
+
+	s.mu.Lock()
+	ctx, cancelled := s.permCtx, s.cancelled
+	s.mu.Unlock()
+	if cancelled || ctx.Err() != nil || s.b == nil {
+		return cancelledOutcome, nil
+	}
+	d, err := s.b.RequestPermission(ctx, &req)
+	if err != nil || d.OptionID == "" || ctx.Err() != nil {
+		return cancelledOutcome, nil
+	}
+	return map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": d.OptionID}}, nil
+}
+
+func toRPCError(err error) *RPCError {
+	var re *RPCError
+	if errors.As(err, &re) {
+		return re
+	}
+	return &RPCError{Code: CodeInternal, Message: err.Error()}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}

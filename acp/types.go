@@ -1,0 +1,126 @@
+package acp
+
+import (
+	"encoding/json"
+
+	"mnote/thread"
+)
+
+// ProtocolVersion is the ACP schema version this client speaks.
+const ProtocolVersion = 1
+
+// InitializeResult is the agent's answer to initialize. It is decoded
+// leniently (unknown fields and shapes never fail it); Raw keeps all of it.
+type InitializeResult struct {
+	ProtocolVersion   int               `json:"protocolVersion"`
+	AgentInfo         *Implementation   `json:"agentInfo,omitempty"`
+	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
+	AuthMethods       []AuthMethod      `json:"authMethods"`
+	Raw               json.RawMessage   `json:"-"`
+}
+
+// Implementation names a program and its version.
+type Implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// AgentCapabilities are what the agent says it supports. The session
+// capabilities are objects on the wire; present means supported.
+type AgentCapabilities struct {
+	LoadSession        bool `json:"loadSession"`
+	PromptCapabilities struct {
+		Image           bool `json:"image"`
+		Audio           bool `json:"audio"`
+		EmbeddedContext bool `json:"embeddedContext"`
+	} `json:"promptCapabilities"`
+	SessionCapabilities struct {
+		List   json.RawMessage `json:"list,omitempty"`
+		Resume json.RawMessage `json:"resume,omitempty"`
+		Close  json.RawMessage `json:"close,omitempty"`
+		Fork   json.RawMessage `json:"fork,omitempty"`
+	} `json:"sessionCapabilities"`
+	McpCapabilities struct {
+		HTTP bool `json:"http"`
+		SSE  bool `json:"sse"`
+	} `json:"mcpCapabilities"`
+}
+
+func present(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
+
+// CanResume reports the session/resume capability.
+func (c AgentCapabilities) CanResume() bool { return present(c.SessionCapabilities.Resume) }
+
+// CanList reports the session/list capability.
+func (c AgentCapabilities) CanList() bool { return present(c.SessionCapabilities.List) }
+
+// AuthMethod is one way to authenticate with the agent.
+type AuthMethod struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SessionSetup is what session/new and session/load may return besides the
+// id: modes, models and config options, kept raw for the UI.
+type SessionSetup struct {
+	SessionID     string          `json:"sessionId,omitempty"`
+	Modes         json.RawMessage `json:"modes,omitempty"`
+	Models        json.RawMessage `json:"models,omitempty"`
+	ConfigOptions json.RawMessage `json:"configOptions,omitempty"`
+}
+
+// PromptResult is how a turn ended.
+type PromptResult struct {
+	StopReason string          `json:"stopReason"`
+	Usage      json.RawMessage `json:"usage,omitempty"`
+	// Killed is set when the agent ignored a cancel and was killed.
+	Killed bool `json:"-"`
+}
+
+// Stop reasons.
+const (
+	StopEndTurn   = "end_turn"
+	StopCancelled = "cancelled"
+)
+
+// PermissionOption is one of the choices an agent offers.
+type PermissionOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+// PermissionRequest is a session/request_permission call.
+type PermissionRequest struct {
+	SessionID string             `json:"sessionId"`
+	ToolCall  json.RawMessage    `json:"toolCall"`
+	Options   []PermissionOption `json:"options"`
+	// Decoded from ToolCall for convenience.
+	ToolCallID string `json:"-"`
+	Title      string `json:"-"`
+	Kind       string `json:"-"`
+}
+
+// PermissionDecision is the user's answer. An empty OptionID means the
+// request was cancelled.
+type PermissionDecision struct {
+	OptionID string
+}
+
+type promptParams struct {
+	SessionID string                `json:"sessionId"`
+	Prompt    []thread.ContentBlock `json:"prompt"`
+}
+
+type sessionParams struct {
+	SessionID  string            `json:"sessionId,omitempty"`
+	Cwd        string            `json:"cwd"`
+	McpServers []json.RawMessage `json:"mcpServers"`
+}
+
+type sessionIDParams struct {
+	SessionID string `json:"sessionId"`
+}
