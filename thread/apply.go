@@ -156,7 +156,7 @@ func (t *Thread) applyChunk(kind string, u *Update) (Change, error) {
 		e.streaming = true
 		t.open = len(t.entries) - 1
 		e.addContent(text, block)
-		return Change{Op: OpUpsert, EntryID: e.id, Kind: kind}, nil
+		return Change{Op: OpUpsert, EntryID: e.id, Kind: kind, Delta: text}, nil
 	}
 	if e.messageID == "" {
 		e.messageID = mid

@@ -66,7 +66,8 @@ type Change struct {
 	// Kind is the entry kind for "append" and "upsert", the Meta* constant
 	// for "meta".
 	Kind string `json:"kind,omitempty"`
-	// Delta is the appended text, for "append" only.
+	// Delta is the text this change added: for "append", and for the
+	// "upsert" that opens a message or thought entry (its first text).
 	Delta string `json:"delta,omitempty"`
 }
 

@@ -110,9 +110,9 @@ func TestChunksAndChanges(t *testing.T) {
 		msg(KindAgentMessageChunk, " you\n\"quoted\" \u00e9\U0001F600"),
 	)
 	want := []Change{
-		{Op: OpUpsert, EntryID: "e2", Kind: EntryThought},
+		{Op: OpUpsert, EntryID: "e2", Kind: EntryThought, Delta: "think "},
 		{Op: OpAppend, EntryID: "e2", Kind: EntryThought, Delta: "more"},
-		{Op: OpUpsert, EntryID: "e3", Kind: EntryAssistantMessage},
+		{Op: OpUpsert, EntryID: "e3", Kind: EntryAssistantMessage, Delta: "Hi"},
 		{},
 		{Op: OpAppend, EntryID: "e3", Kind: EntryAssistantMessage, Delta: " you\n\"quoted\" \u00e9\U0001F600"},
 	}

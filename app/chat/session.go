@@ -1,0 +1,342 @@
+package chat
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"mnote/acp"
+	"mnote/store"
+	"mnote/thread"
+)
+
+// Recorder is the session's transcript: an append-only log of records
+// (a *store.Writer).
+type Recorder interface {
+	AppendRecord(dir, kind string, data []byte) (store.Record, error)
+	Sync() error
+	Close() error
+}
+
+// Indexer is told about every record written, to keep the index current
+// (a *store.Indexer).
+type Indexer interface {
+	Observe(rec store.Record, hint *thread.Update)
+	Flush() error
+}
+
+// Observer sees the session as it changes. It is called with the session
+// locked, in order; it must not call back into the Session.
+type Observer interface {
+	Event(ev *Event)
+}
+
+// Event types.
+const (
+	EvUpdate            = "update"
+	EvPermission        = "permission"
+	EvPermissionDecided = "permission_decided"
+	EvTurnStarted       = "turn_started"
+	EvTurnEnded         = "turn_ended"
+	EvBound             = "bound"
+	EvError             = "error"
+	EvBad               = "bad"
+)
+
+// Event is one change of a session.
+type Event struct {
+	Type       string
+	Update     *thread.Update
+	Change     thread.Change
+	Changes    []thread.Change
+	Permission *acp.PermissionRequest
+	Decision   acp.PermissionDecision
+	Turn       *TurnResult
+	Binding    *Binding
+	Err        error
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	Turn       int             `json:"turn"`
+	StopReason string          `json:"stopReason"`
+	Usage      json.RawMessage `json:"usage,omitempty"`
+	Updates    int64           `json:"updates"`
+	Error      string          `json:"error,omitempty"`
+	Killed     bool            `json:"killed,omitempty"`
+}
+
+// Binding is one runtime attached to the session.
+type Binding struct {
+	Index          int    `json:"binding"`
+	Runtime        string `json:"runtime"`
+	Command        string `json:"command"`
+	AgentSessionID string `json:"agentSessionId"`
+	How            string `json:"how"` // new, load, resume, new_fallback
+	Note           string `json:"note,omitempty"`
+}
+
+// Config creates a Session.
+type Config struct {
+	ID        string
+	Workspace string
+	Recorder  Recorder
+	Indexer   Indexer // may be nil
+	Observer  Observer
+	Broker    acp.PermissionBroker // the user's decisions; nil cancels every request
+	Thread    *thread.Thread       // a thread rebuilt from the transcript, or nil
+	Turns     int                  // turns already in the transcript
+	Bindings  int                  // bindings already in the transcript
+	Logger    *slog.Logger
+}
+
+// Session is one product session.
+type Session struct {
+	ID        string
+	workspace string
+	log       *slog.Logger
+	rec       Recorder
+	ix        Indexer
+	obs       Observer
+	broker    acp.PermissionBroker
+
+	mu        sync.Mutex
+	th        *thread.Thread
+	as        *acp.Session
+	binding   *Binding
+	nBindings int
+	turn      int
+	updates   int64
+	replay    int // 0 none, 1 replay kept, 2 replay dropped
+	writeErr  error
+}
+
+// New makes a session around an open transcript.
+func New(cfg Config) *Session {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	th := cfg.Thread
+	if th == nil {
+		th = thread.New()
+	}
+	return &Session{
+		ID: cfg.ID, workspace: cfg.Workspace, log: cfg.Logger.With("session", cfg.ID),
+		rec: cfg.Recorder, ix: cfg.Indexer, obs: cfg.Observer, broker: cfg.Broker,
+		th: th, turn: cfg.Turns, nBindings: cfg.Bindings,
+	}
+}
+
+// Thread runs fn with the session's thread, locked.
+func (s *Session) Thread(fn func(*thread.Thread)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.th)
+}
+
+// Updates counts the session/update notifications received in this process.
+func (s *Session) Updates() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.updates
+}
+
+// Binding returns the current runtime binding, or nil.
+func (s *Session) Binding() *Binding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.binding == nil {
+		return nil
+	}
+	b := *s.binding
+	return &b
+}
+
+// record writes one record; the first failure is kept and stops the turn.
+// Called with s.mu held.
+func (s *Session) record(dir, kind string, data []byte, hint *thread.Update) {
+	if s.writeErr != nil {
+		return
+	}
+	rec, err := s.rec.AppendRecord(dir, kind, data)
+	if err != nil {
+		s.failWrite(err)
+		return
+	}
+	if s.ix != nil {
+		s.ix.Observe(rec, hint)
+	}
+}
+
+func (s *Session) recordApp(kind string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.log.Error("app record not encoded", "kind", kind, "err", err)
+		return
+	}
+	s.record("app", kind, b, nil)
+}
+
+func (s *Session) failWrite(err error) {
+	s.writeErr = fmt.Errorf("the transcript could not be written, so the turn was stopped: %w", err)
+	s.log.Error("transcript write failed", "err", err)
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvError, Err: s.writeErr})
+	}
+	if as := s.as; as != nil {
+		go as.Cancel()
+	}
+}
+
+// sync flushes the transcript to disk; called with s.mu held.
+func (s *Session) sync() {
+	if s.writeErr != nil {
+		return
+	}
+	if err := s.rec.Sync(); err != nil {
+		s.failWrite(err)
+	}
+	if s.ix != nil {
+		if err := s.ix.Flush(); err != nil {
+			s.log.Warn("index not updated; it will be rebuilt from the transcript", "err", err)
+		}
+	}
+}
+
+// WriteError is the transcript failure that stopped the session, if any.
+func (s *Session) WriteError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeErr
+}
+
+// Start records the first record of a new session.
+func (s *Session) Start(title string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordApp("session", map[string]any{"id": s.ID, "title": title, "workspace": s.workspace, "createdMs": time.Now().UnixMilli()})
+	s.sync()
+	return s.writeErr
+}
+
+// Line implements acp.SessionHandler.
+func (s *Session) Line(dir acp.Dir, kind string, line []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record(string(dir), kind, line, nil)
+}
+
+// Update implements acp.SessionHandler.
+func (s *Session) Update(u *thread.Update, line []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.updates++
+	if s.replay == 2 {
+		return // history the thread already has (session/load)
+	}
+	s.record("in", "session/update", line, u)
+	ch, err := s.th.Apply(u)
+	if err != nil {
+		s.log.Debug("update skipped", "kind", u.SessionUpdate, "err", err)
+		return
+	}
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvUpdate, Update: u, Change: ch})
+	}
+}
+
+// Notification implements acp.SessionHandler.
+func (s *Session) Notification(method string, _ json.RawMessage, line []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record("in", method, line, nil)
+}
+
+// Bad implements acp.SessionHandler: the line is kept raw.
+func (s *Session) Bad(err error, line []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if line != nil {
+		if json.Valid(line) {
+			s.record("in", acp.KindMalformed, line, nil)
+		} else {
+			s.record("in", acp.KindMalformed, store.MalformedData(line), nil)
+		}
+	}
+	s.recordApp("error", map[string]any{"turn": s.turn, "message": err.Error()})
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvBad, Err: err})
+	}
+}
+
+// RequestPermission implements acp.PermissionBroker around the owner's
+// broker: the request and the decision are recorded and shown.
+func (s *Session) RequestPermission(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionDecision, error) {
+	opts, _ := json.Marshal(req.Options)
+	s.mu.Lock()
+	ch, err := s.th.PermissionRequested(req.ToolCall, opts)
+	if err != nil {
+		s.log.Warn("permission request not shown in the thread", "err", err)
+	}
+	turn := s.turn
+	s.recordApp("permission_asked", map[string]any{"turn": turn, "toolCallId": req.ToolCallID, "title": req.Title, "kind": req.Kind, "options": req.Options})
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvPermission, Permission: req, Change: ch})
+	}
+	s.mu.Unlock()
+
+	var d acp.PermissionDecision
+	by := "user"
+	if s.broker != nil {
+		d, err = s.broker.RequestPermission(ctx, req)
+		if err != nil || ctx.Err() != nil {
+			d = acp.PermissionDecision{}
+		}
+	}
+	if d.OptionID == "" {
+		by = "cancel"
+	}
+	outcome, kind := "cancelled", ""
+	if d.OptionID != "" {
+		outcome = "selected"
+		for _, o := range req.Options {
+			if o.OptionID == d.OptionID {
+				kind = o.Kind
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch = s.th.PermissionResolved(req.ToolCallID, outcome, kind)
+	s.recordApp("permission_decided", map[string]any{"turn": turn, "toolCallId": req.ToolCallID, "outcome": outcome, "optionId": d.OptionID, "optionKind": kind, "by": by})
+	s.sync()
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvPermissionDecided, Permission: req, Decision: d, Change: ch})
+	}
+	return d, nil
+}
+
+// FileWritten records a write an agent made through fs/write_text_file.
+func (s *Session) FileWritten(path string, before, after []byte, existed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := map[string]any{"turn": s.turn, "path": path, "afterSha256": sha(after), "bytes": len(after)}
+	if existed {
+		rec["beforeSha256"] = sha(before)
+	}
+	s.recordApp("file_written", rec)
+}
+
+func sha(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// ErrNoRuntime is returned by Prompt before a runtime is bound.
+var ErrNoRuntime = errors.New("no agent is attached to this session")

@@ -1,0 +1,173 @@
+// Package cli runs mnote's headless subcommands (mnote prompt, mnote agents,
+// mnote sessions, ...). main calls Main whenever the binary is started with
+// arguments; none of these commands needs a display.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+
+	"mnote/acp/runtimes"
+	"mnote/store"
+)
+
+// Version is the mnote version, set at build time with
+// -ldflags "-X mnote/app/cli.Version=...".
+var Version = "dev"
+
+// Main runs the subcommand named by args[0] and returns the process exit code.
+func Main(args []string) int {
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	return e.run(args)
+}
+
+// env is what every command shares: streams, paths, logger, config.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	paths          store.Paths
+	log            *slog.Logger
+
+	detOnce sync.Once
+	det     *runtimes.Detector
+}
+
+const usage = `mnote — chat with local AI agents over a folder of Markdown notes.
+
+With no arguments mnote opens its window. Commands (no display needed):
+  prompt     send a prompt to an agent and stream the answer
+  agents     list the agents mnote knows, installed or not (--check NAME)
+  sessions   list recorded sessions
+  show       print a session's thread
+  search     full-text search over sessions
+  export     export a session as Markdown or JSONL
+  rm         move a session to the trash (restore brings it back)
+  restore    bring a session back from the trash
+  reindex    rebuild the session index from the transcripts
+  version    print the version
+
+Run 'mnote COMMAND -h' for a command's options. MNOTE_HOME=DIR keeps all
+data, config and logs under DIR.
+`
+
+func (e *env) run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, usage)
+		return exitUsage
+	}
+	e.paths = store.DefaultPaths()
+	level := slog.LevelWarn
+	if os.Getenv("MNOTE_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(e.log)
+
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "version", "--version":
+		fmt.Fprintf(e.stdout, "mnote %s\n", Version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(e.stdout, usage)
+		return exitOK
+	case "prompt":
+		return e.runPrompt(rest)
+	case "agents":
+		return e.runAgents(rest)
+	default:
+		if h, ok := sessionCommands[cmd]; ok {
+			return h(e, rest)
+		}
+		fmt.Fprintf(e.stderr, "mnote: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+func (e *env) usageErr(format string, a ...any) int {
+	fmt.Fprintf(e.stderr, "mnote: "+format+"\n", a...)
+	return exitUsage
+}
+
+func (e *env) fail(code int, err error) int {
+	fmt.Fprintf(e.stderr, "mnote: %v\n", err)
+	return code
+}
+
+func (e *env) warn(format string, a ...any) {
+	fmt.Fprintf(e.stderr, "mnote: "+format+"\n", a...)
+}
+
+func (e *env) detector() *runtimes.Detector {
+	e.detOnce.Do(func() {
+		e.det = runtimes.NewDetector(runtimes.DetectOptions{Logger: e.log})
+	})
+	return e.det
+}
+
+func (e *env) config() (runtimes.Config, error) {
+	return runtimes.LoadConfig(e.paths.ConfigFile)
+}
+
+// runtime finds the agent named by --agent, or makes one from --agent-cmd.
+func (e *env) runtime(name, cmdline string) (runtimes.Runtime, error) {
+	switch {
+	case name != "" && cmdline != "":
+		return runtimes.Runtime{}, errors.New("give --agent or --agent-cmd, not both")
+	case cmdline != "":
+		return runtimes.FromCommandLine(cmdline)
+	case name == "":
+		return runtimes.Runtime{}, errors.New("which agent? give --agent NAME (see 'mnote agents') or --agent-cmd 'CMD ARG…'")
+	}
+	cfg, err := e.config()
+	if err != nil {
+		return runtimes.Runtime{}, err
+	}
+	rts := cfg.Runtimes()
+	rt, ok := runtimes.Lookup(rts, name)
+	if !ok {
+		names := make([]string, len(rts))
+		for i, r := range rts {
+			names[i] = r.Name
+		}
+		return runtimes.Runtime{}, fmt.Errorf("no agent named %q; known agents: %s", name, strings.Join(names, ", "))
+	}
+	return rt, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parseArgs parses flags wherever they appear among the arguments (so
+// `mnote prompt "text" --json` works) and returns the other arguments.
+// Everything after "--" is an argument.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return rest, nil
+		}
+		if args[0] == "--" {
+			return append(rest, args[1:]...), nil
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// lineWriter writes lines through a buffer that is flushed on demand or, for
+// streaming text, at most 50 ms after the first unflushed byte. This keeps a
+// flood of small updates from costing one syscall each while a person at a
+// terminal still sees text as it comes.
+type lineWriter struct {
+	mu    sync.Mutex
+	w     *bufio.Writer
+	timer *time.Timer
+	armed bool
+	err   error
+}
+
+func newLineWriter(w io.Writer) *lineWriter {
+	lw := &lineWriter{w: bufio.NewWriterSize(w, 256<<10)}
+	lw.timer = time.AfterFunc(time.Hour, lw.tick)
+	lw.timer.Stop()
+	return lw
+}
+
+func (lw *lineWriter) tick() {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.armed = false
+	lw.flushLocked()
+}
+
+// write appends b; flush true sends it out now.
+func (lw *lineWriter) write(b []byte, flush bool) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if _, err := lw.w.Write(b); err != nil && lw.err == nil {
+		lw.err = err
+	}
+	if flush {
+		lw.flushLocked()
+		return
+	}
+	if !lw.armed {
+		lw.armed = true
+		lw.timer.Reset(50 * time.Millisecond)
+	}
+}
+
+func (lw *lineWriter) flushLocked() {
+	if err := lw.w.Flush(); err != nil && lw.err == nil {
+		lw.err = err
+	}
+}
+
+// Flush writes out everything buffered.
+func (lw *lineWriter) Flush() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.timer.Stop()
+	lw.armed = false
+	lw.flushLocked()
+	return lw.err
+}
+
+// appendString appends s as a JSON string (the escaping encoding/json
+// uses, minus HTML escaping).
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigit[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+const hexDigit = "0123456789abcdef"
+
+// jsonLine builds one output object field by field.
+type jsonLine struct{ b []byte }
+
+func (j *jsonLine) start(typ string) {
+	j.b = append(j.b[:0], `{"type":`...)
+	j.b = appendString(j.b, typ)
+}
+
+func (j *jsonLine) str(k, v string) {
+	j.b = append(j.b, ',')
+	j.b = appendString(j.b, k)
+	j.b = append(j.b, ':')
+	j.b = appendString(j.b, v)
+}
+
+func (j *jsonLine) optStr(k string, v *string) {
+	if v != nil {
+		j.str(k, *v)
+	}
+}
+
+func (j *jsonLine) int(k string, v int64) {
+	j.b = append(j.b, ',')
+	j.b = appendString(j.b, k)
+	j.b = append(j.b, ':')
+	j.b = strconv.AppendInt(j.b, v, 10)
+}
+
+func (j *jsonLine) raw(k string, v json.RawMessage) {
+	if len(v) == 0 {
+		return
+	}
+	j.b = append(j.b, ',')
+	j.b = appendString(j.b, k)
+	j.b = append(j.b, ':')
+	j.b = append(j.b, v...)
+}
+
+func (j *jsonLine) value(k string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	j.raw(k, b)
+}
+
+func (j *jsonLine) end() []byte {
+	j.b = append(j.b, '}', '\n')
+	return j.b
+}

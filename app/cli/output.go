@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"mnote/app/chat"
+	"mnote/thread"
+)
+
+// jsonObserver prints one JSON object per line for each event.
+type jsonObserver struct {
+	out *lineWriter
+	j   jsonLine
+}
+
+func (o *jsonObserver) Event(ev *chat.Event) {
+	j := &o.j
+	flush := true
+	switch ev.Type {
+	case chat.EvUpdate:
+		u := ev.Update
+		if u == nil {
+			return
+		}
+		switch u.SessionUpdate {
+		case thread.KindAgentMessageChunk, thread.KindAgentThoughtChunk, thread.KindUserMessageChunk:
+			typ := map[string]string{
+				thread.KindAgentMessageChunk: "message_chunk",
+				thread.KindAgentThoughtChunk: "thought_chunk",
+				thread.KindUserMessageChunk:  "user_chunk",
+			}[u.SessionUpdate]
+			switch {
+			case ev.Change.Delta != "":
+				j.start(typ)
+				j.str("text", ev.Change.Delta)
+				flush = false
+			case bytes.Contains(u.Meta, []byte(`"usage"`)):
+				j.start("usage")
+				j.raw("meta", u.Meta)
+			case len(u.Content) > 0 && !isEmptyText(u.Content):
+				j.start(typ)
+				j.raw("content", u.Content)
+			default:
+				return
+			}
+		case thread.KindToolCall, thread.KindToolCallUpdate:
+			j.start(u.SessionUpdate)
+			j.str("toolCallId", u.ToolCallID)
+			j.optStr("title", u.Title)
+			j.optStr("kind", u.Kind)
+			j.optStr("status", u.Status)
+			j.raw("locations", u.Locations)
+			j.raw("content", u.Content)
+			j.raw("rawInput", u.RawInput)
+		case thread.KindPlan:
+			j.start("plan")
+			j.raw("entries", u.Entries)
+		case thread.KindUsageUpdate:
+			j.start("usage")
+			if u.Used != nil {
+				j.int("used", *u.Used)
+			}
+			if u.Size != nil {
+				j.int("size", *u.Size)
+			}
+			if u.Cost != nil {
+				j.value("cost", u.Cost)
+			}
+		default:
+			j.start("update")
+			j.str("kind", u.SessionUpdate)
+		}
+	case chat.EvPermission:
+		p := ev.Permission
+		j.start("permission")
+		j.str("phase", "asked")
+		j.str("toolCallId", p.ToolCallID)
+		j.str("title", p.Title)
+		j.str("kind", p.Kind)
+		j.value("options", p.Options)
+	case chat.EvPermissionDecided:
+		p := ev.Permission
+		j.start("permission")
+		j.str("phase", "decided")
+		j.str("toolCallId", p.ToolCallID)
+		if ev.Decision.OptionID == "" {
+			j.str("outcome", "cancelled")
+		} else {
+			j.str("outcome", "selected")
+			j.str("optionId", ev.Decision.OptionID)
+		}
+	case chat.EvError, chat.EvBad:
+		j.start("error")
+		j.str("message", ev.Err.Error())
+	default:
+		return
+	}
+	o.out.write(j.end(), flush)
+}
+
+func isEmptyText(content json.RawMessage) bool {
+	var b thread.ContentBlock
+	return json.Unmarshal(content, &b) == nil && b.Type == "text" && b.Text == ""
+}
+
+// textObserver prints the answer as plain text, with thoughts and tool
+// calls as short dimmed lines (dimmed only on a terminal).
+type textObserver struct {
+	out     *lineWriter
+	color   bool
+	last    string // kind of the last thing printed
+	midLine bool
+}
+
+func (o *textObserver) dim(s string) string {
+	if o.color {
+		return "\x1b[2m" + s + "\x1b[0m"
+	}
+	return s
+}
+
+func (o *textObserver) printf(flush bool, format string, a ...any) {
+	o.out.write([]byte(fmt.Sprintf(format, a...)), flush)
+}
+
+// newline ends a partly printed line before a line of another kind.
+func (o *textObserver) newline() {
+	if o.midLine {
+		o.out.write([]byte("\n"), false)
+		o.midLine = false
+	}
+}
+
+func (o *textObserver) Event(ev *chat.Event) {
+	switch ev.Type {
+	case chat.EvUpdate:
+		u := ev.Update
+		if u == nil {
+			return
+		}
+		switch u.SessionUpdate {
+		case thread.KindAgentMessageChunk:
+			if ev.Change.Delta == "" {
+				return
+			}
+			if o.last != "message" {
+				o.newline()
+				o.last = "message"
+			}
+			o.out.write([]byte(ev.Change.Delta), false)
+			o.midLine = !strings.HasSuffix(ev.Change.Delta, "\n")
+		case thread.KindAgentThoughtChunk:
+			if ev.Change.Delta == "" {
+				return
+			}
+			if o.last != "thought" {
+				o.newline()
+				o.out.write([]byte(o.dim("thinking: ")), false)
+				o.last = "thought"
+			}
+			o.out.write([]byte(o.dim(strings.ReplaceAll(ev.Change.Delta, "\n", " "))), false)
+			o.midLine = true
+		case thread.KindToolCall:
+			o.newline()
+			o.printf(true, "%s\n", o.dim(fmt.Sprintf("tool %s: %s (%s)", deref(u.Kind, "other"), deref(u.Title, u.ToolCallID), deref(u.Status, "pending"))))
+			o.last = "tool"
+		case thread.KindToolCallUpdate:
+			if u.Status == nil {
+				return
+			}
+			o.newline()
+			title := u.ToolCallID
+			if u.Title != nil {
+				title = *u.Title
+			}
+			o.printf(true, "%s\n", o.dim(fmt.Sprintf("tool %s: %s", title, *u.Status)))
+			o.last = "tool"
+		case thread.KindPlan:
+			var entries []thread.PlanEntry
+			if json.Unmarshal(u.Entries, &entries) != nil {
+				return
+			}
+			o.newline()
+			var b strings.Builder
+			b.WriteString("plan:\n")
+			for _, e := range entries {
+				mark := " "
+				switch e.Status {
+				case "completed":
+					mark = "x"
+				case "in_progress":
+					mark = ">"
+				}
+				fmt.Fprintf(&b, "  [%s] %s\n", mark, e.Content)
+			}
+			o.printf(true, "%s", o.dim(b.String()))
+			o.last = "plan"
+		}
+	case chat.EvPermissionDecided:
+		o.newline()
+		outcome := "cancelled"
+		if ev.Decision.OptionID != "" {
+			outcome = ev.Decision.OptionID
+		}
+		o.printf(true, "%s\n", o.dim(fmt.Sprintf("permission %s: %s", deref(&ev.Permission.Title, ev.Permission.ToolCallID), outcome)))
+		o.last = "permission"
+	case chat.EvTurnEnded:
+		o.newline()
+		o.out.Flush()
+	}
+}
+
+func deref(p *string, def string) string {
+	if p == nil || *p == "" {
+		return def
+	}
+	return *p
+}

@@ -1,0 +1,273 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"mnote/acp"
+	"mnote/acp/runtimes"
+	"mnote/app/chat"
+)
+
+// Exit codes of `mnote prompt`.
+const (
+	exitOK        = 0
+	exitUsage     = 2
+	exitAgent     = 3
+	exitCancelled = 4
+	exitAuth      = 5
+)
+
+type promptCmd struct {
+	agent, agentCmd, cwd, approve, session string
+	jsonOut                                bool
+	timeout, initTimeout                   time.Duration
+}
+
+func (e *env) runPrompt(args []string) int {
+	var c promptCmd
+	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.StringVar(&c.agent, "agent", "", "agent `NAME` (see mnote agents)")
+	fs.StringVar(&c.agentCmd, "agent-cmd", "", "run this agent `command line` instead of a named agent")
+	fs.StringVar(&c.cwd, "cwd", "", "working folder for the agent (default: the current folder)")
+	fs.StringVar(&c.approve, "approve", ApproveAsk, "permission requests: ask|all|reads|none")
+	fs.StringVar(&c.session, "session", "", "continue the session with this `ID`")
+	fs.BoolVar(&c.jsonOut, "json", false, "print one JSON object per line")
+	fs.DurationVar(&c.timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
+	fs.DurationVar(&c.initTimeout, "init-timeout", 90*time.Second, "how long the agent may take to start (initialize, session/new)")
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: mnote prompt [--agent NAME | --agent-cmd 'CMD ARG…'] [--cwd DIR] [--approve ask|all|reads|none] [--json] [--timeout DUR] [--session ID] TEXT\n\nTEXT - reads the prompt from stdin.")
+		fs.PrintDefaults()
+	}
+	words, err := parseArgs(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	switch c.approve {
+	case ApproveAsk, ApproveAll, ApproveReads, ApproveNone:
+	default:
+		return e.usageErr("--approve must be ask, all, reads or none, not %q", c.approve)
+	}
+	text := strings.Join(words, " ")
+	if text == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return e.fail(exitUsage, fmt.Errorf("read the prompt from stdin: %w", err))
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	return c.run(e, text)
+}
+
+func (c *promptCmd) run(e *env, text string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var out *lineWriter = newLineWriter(e.stdout)
+	defer out.Flush()
+	var obs chat.Observer
+	if c.jsonOut {
+		obs = &jsonObserver{out: out}
+	} else {
+		obs = &textObserver{out: out, color: isTerminal(e.stdout)}
+	}
+	fail := func(code int, err error) int {
+		if c.jsonOut {
+			var j jsonLine
+			j.start("error")
+			j.str("message", err.Error())
+			out.write(j.end(), true)
+		}
+		return e.fail(code, err)
+	}
+
+	st, err := e.openStore()
+	if err != nil {
+		return fail(exitAgent, err)
+	}
+	defer st.Close()
+
+	// Continue a session, or start one.
+	var prior *priorSession
+	if c.session != "" {
+		prior, err = st.loadPrior(c.session)
+		if err != nil {
+			return fail(exitUsage, err)
+		}
+		if c.agent == "" && c.agentCmd == "" {
+			c.agentCmd = prior.command
+			if prior.runtime != "" && prior.runtime != "custom" {
+				c.agent = prior.runtime
+				c.agentCmd = ""
+			}
+		}
+		if c.cwd == "" {
+			c.cwd = prior.workspace
+		}
+	}
+	rt, err := e.runtime(c.agent, c.agentCmd)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	cwd, err := absDir(c.cwd)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	resolved, err := e.detector().Resolve(rt)
+	if err != nil {
+		return fail(exitAgent, err)
+	}
+
+	broker := &policyBroker{policy: c.approve, errOut: e.stderr}
+	if c.approve == ApproveAsk {
+		if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil && isTerminal(e.stdout) {
+			broker.tty = tty
+			defer tty.Close()
+		}
+	}
+
+	sess, err := st.openSession(prior, cwd, text, rt.Name, obs, broker)
+	if err != nil {
+		return fail(exitAgent, err)
+	}
+	defer func() {
+		if err := sess.Close(); err != nil {
+			e.warn("closing the session: %v", err)
+		}
+	}()
+
+	spec := acp.ProcSpec{
+		Path: resolved.Path, Args: resolved.Args, Env: resolved.Env, Dir: cwd,
+		LogFile: filepath.Join(e.paths.LogDir, "agent-"+safeName(rt.Name)+".log"),
+	}
+	opts := acp.Options{InitTimeout: c.initTimeout, NewSessionTimeout: c.initTimeout, ClientVersion: Version, Logger: e.log}
+	agent, err := acp.Start(ctx, spec, opts)
+	if err != nil {
+		return fail(agentExit(err), fmt.Errorf("%s did not start: %w", rt.Title, err))
+	}
+	defer agent.Stop()
+
+	agentSession := ""
+	if prior != nil {
+		agentSession = prior.agentSessionID
+	}
+	binding, err := sess.Bind(ctx, agent, chat.BindOptions{
+		Runtime: rt.Name, Command: commandLine(resolved.Path, resolved.Args),
+		AgentSessionID: agentSession, Cwd: cwd,
+	})
+	if err != nil {
+		return fail(agentExit(err), err)
+	}
+	if binding.Note != "" {
+		e.warn("%s", binding.Note)
+	}
+	if c.jsonOut {
+		var j jsonLine
+		j.start("session")
+		j.str("sessionId", sess.ID)
+		j.str("agentSessionId", binding.AgentSessionID)
+		j.str("runtime", rt.Name)
+		j.str("how", binding.How)
+		if info := agent.Init.AgentInfo; info != nil {
+			j.str("agent", info.Name)
+			j.str("agentVersion", info.Version)
+		}
+		j.str("transcript", st.transcriptPath(sess.ID))
+		out.write(j.end(), true)
+	}
+
+	turnCtx := ctx
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		turnCtx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	res, err := sess.Prompt(turnCtx, chat.TextPrompt(text))
+	out.Flush()
+	if err != nil {
+		return fail(agentExit(err), err)
+	}
+	if c.jsonOut {
+		var j jsonLine
+		j.start("stop")
+		j.str("stopReason", res.StopReason)
+		j.str("sessionId", sess.ID)
+		j.int("turn", int64(res.Turn))
+		j.int("updates", sess.Updates())
+		if len(res.Usage) > 0 {
+			j.raw("usage", res.Usage)
+		}
+		out.write(j.end(), true)
+	}
+	if res.StopReason == acp.StopCancelled {
+		if c.timeout > 0 && errors.Is(turnCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			e.warn("the turn was cancelled after --timeout %s", c.timeout)
+		}
+		return exitCancelled
+	}
+	if !c.jsonOut {
+		fmt.Fprintf(e.stderr, "%s\n", dimIf(isTerminal(e.stderr), fmt.Sprintf("[%s · session %s]", res.StopReason, sess.ID)))
+	}
+	return exitOK
+}
+
+func agentExit(err error) int {
+	if errors.Is(err, acp.ErrAuthRequired) {
+		return exitAuth
+	}
+	return exitAgent
+}
+
+func absDir(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--cwd %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("--cwd: %w", err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("--cwd %s is not a folder", abs)
+	}
+	return abs, nil
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func commandLine(path string, args []string) string {
+	return strings.TrimSpace(path + " " + strings.Join(args, " "))
+}
+
+func dimIf(on bool, s string) string {
+	if on {
+		return "\x1b[2m" + s + "\x1b[0m"
+	}
+	return s
+}
+
+var _ = runtimes.Presets

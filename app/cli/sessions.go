@@ -1,0 +1,364 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"mnote/store"
+	"mnote/thread"
+)
+
+// sessionCommands are the commands over recorded sessions.
+var sessionCommands = map[string]func(*env, []string) int{
+	"sessions": (*env).runSessions,
+	"show":     (*env).runShow,
+	"search":   (*env).runSearch,
+	"export":   (*env).runExport,
+	"rm":       (*env).runRm,
+	"restore":  (*env).runRestore,
+	"reindex":  (*env).runReindex,
+}
+
+func (e *env) flags(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: mnote %s %s\n", name, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// withStore opens the store for a command.
+func (e *env) withStore(fn func(st *sessionStore) int) int {
+	st, err := e.openStore()
+	if err != nil {
+		return e.fail(exitAgent, err)
+	}
+	defer st.Close()
+	return fn(st)
+}
+
+// sessionJSON is the shape of `mnote sessions --json`.
+type sessionJSON struct {
+	ID             string `json:"id"`
+	Title          string `json:"title"`
+	Workspace      string `json:"workspace"`
+	Runtime        string `json:"runtime"`
+	CreatedMs      int64  `json:"createdMs"`
+	UpdatedMs      int64  `json:"updatedMs"`
+	Status         string `json:"status"`
+	Turns          int    `json:"turns"`
+	Messages       int    `json:"messages"`
+	ToolCalls      int    `json:"toolCalls"`
+	Updates        int    `json:"updates"`
+	LastStopReason string `json:"lastStopReason"`
+	TranscriptSize int64  `json:"transcriptBytes"`
+}
+
+func (e *env) runSessions(args []string) int {
+	fs := e.flags("sessions", "[--json] [--limit N] [--workspace DIR]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	limit := fs.Int("limit", 100, "how many sessions")
+	ws := fs.String("workspace", "", "only sessions of this folder")
+	if fs.Parse(args) != nil {
+		return exitUsage
+	}
+	return e.withStore(func(st *sessionStore) int {
+		rows, err := st.ix.ListSessions(context.Background(), store.ListOptions{Limit: *limit, Workspace: *ws})
+		if err != nil {
+			return e.fail(exitAgent, err)
+		}
+		if *asJSON {
+			out := make([]sessionJSON, len(rows))
+			for i, r := range rows {
+				out[i] = sessionJSON{r.ID, r.Title, r.Workspace, r.Runtime, r.CreatedMs, r.UpdatedMs, r.Status, r.Turns, r.Messages, r.ToolCalls, r.Updates, r.LastStopReason, r.TranscriptBytes}
+			}
+			return e.printJSON(out)
+		}
+		if len(rows) == 0 {
+			fmt.Fprintln(e.stdout, "No sessions yet. Start one with: mnote prompt --agent NAME \"…\"")
+			return exitOK
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tAGENT\tSTATUS\tTITLE")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, fmtTime(r.UpdatedMs), r.Turns, r.Runtime, statusText(r), r.Title)
+		}
+		tw.Flush()
+		return exitOK
+	})
+}
+
+func statusText(r store.SessionRow) string {
+	if r.LastStopReason != "" {
+		return r.LastStopReason
+	}
+	return r.Status
+}
+
+func (e *env) oneID(fs *flag.FlagSet, args []string) (string, bool) {
+	words, err := parseArgs(fs, args)
+	if err != nil {
+		return "", false
+	}
+	if len(words) != 1 {
+		fs.Usage()
+		return "", false
+	}
+	return words[0], true
+}
+
+func (e *env) runShow(args []string) int {
+	fs := e.flags("show", "[--json] [--thoughts] ID")
+	asJSON := fs.Bool("json", false, "print the thread as JSON")
+	thoughts := fs.Bool("thoughts", false, "print thoughts in full")
+	id, ok := e.oneID(fs, args)
+	if !ok {
+		return exitUsage
+	}
+	return e.withStore(func(st *sessionStore) int {
+		p, err := st.loadPrior(id)
+		if err != nil {
+			return e.fail(exitUsage, err)
+		}
+		snap := p.th.Snapshot()
+		if *asJSON {
+			return e.printJSON(map[string]any{"id": p.id, "info": p.info, "thread": snap})
+		}
+		fmt.Fprintf(e.stdout, "# %s\n\nsession %s · %s · %d turns\n\n", orDefault(p.info.Title, "(untitled)"), p.id, p.workspace, p.turns)
+		writeThread(e.stdout, snap, markdownOptions{thoughts: *thoughts, toolIO: false})
+		return exitOK
+	})
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (e *env) runSearch(args []string) int {
+	fs := e.flags("search", "[--json] [--limit N] QUERY")
+	asJSON := fs.Bool("json", false, "print JSON")
+	limit := fs.Int("limit", 20, "how many hits")
+	words, err := parseArgs(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	q := strings.Join(words, " ")
+	if strings.TrimSpace(q) == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	return e.withStore(func(st *sessionStore) int {
+		hits, err := st.ix.Search(context.Background(), q, *limit)
+		if err != nil {
+			return e.fail(exitUsage, err)
+		}
+		if *asJSON {
+			if hits == nil {
+				hits = []store.Hit{}
+			}
+			return e.printJSON(hits)
+		}
+		if len(hits) == 0 {
+			fmt.Fprintf(e.stdout, "No matches for %q.\n", q)
+			return exitOK
+		}
+		bold := isTerminal(e.stdout)
+		for _, h := range hits {
+			snip := h.Snippet
+			if bold {
+				snip = strings.NewReplacer("«", "\x1b[1m", "»", "\x1b[0m").Replace(snip)
+			}
+			fmt.Fprintf(e.stdout, "%s  %s (turn %d, %s)\n    %s\n", h.SessionID, orDefault(h.Title, "(untitled)"), h.Turn, h.Role, strings.ReplaceAll(snip, "\n", " "))
+		}
+		return exitOK
+	})
+}
+
+func (e *env) runExport(args []string) int {
+	fs := e.flags("export", "--format md|jsonl [-o FILE] [--thoughts] [--tool-io] ID")
+	format := fs.String("format", "md", "md or jsonl")
+	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
+	thoughts := fs.Bool("thoughts", false, "include the agent's thoughts (md)")
+	toolIO := fs.Bool("tool-io", false, "include raw tool input and output (md)")
+	id, ok := e.oneID(fs, args)
+	if !ok {
+		return exitUsage
+	}
+	if *format != "md" && *format != "jsonl" {
+		return e.usageErr("--format must be md or jsonl, not %q", *format)
+	}
+	return e.withStore(func(st *sessionStore) int {
+		full, err := st.resolveID(id)
+		if err != nil {
+			return e.fail(exitUsage, err)
+		}
+		var w io.Writer = e.stdout
+		var f *os.File
+		if *outPath != "" {
+			f, err = os.OpenFile(*outPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+			if err != nil {
+				return e.fail(exitUsage, fmt.Errorf("export: %w", err))
+			}
+			w = f
+		}
+		err = st.export(w, full, *format, markdownOptions{thoughts: *thoughts, toolIO: *toolIO})
+		if f != nil {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return e.fail(exitAgent, fmt.Errorf("export %s: %w", full, err))
+		}
+		return exitOK
+	})
+}
+
+func (st *sessionStore) export(w io.Writer, id, format string, o markdownOptions) error {
+	path := st.paths.TranscriptPath(id)
+	if format == "jsonl" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}
+	p, err := st.loadPrior(id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "# %s\n\n", orDefault(p.info.Title, "Session "+id))
+	fmt.Fprintf(w, "- Session: `%s`\n- Agent: %s\n- Created: %s\n- Turns: %d\n\n", id, orDefault(p.runtime, "-"), fmtTime(p.info.CreatedMs), p.turns)
+	writeThread(w, p.th.Snapshot(), o)
+	return nil
+}
+
+func (e *env) runRm(args []string) int {
+	fs := e.flags("rm", "ID")
+	id, ok := e.oneID(fs, args)
+	if !ok {
+		return exitUsage
+	}
+	return e.withStore(func(st *sessionStore) int {
+		full, err := st.resolveID(id)
+		if err != nil {
+			return e.fail(exitUsage, err)
+		}
+		if err := store.MoveToTrash(st.paths, full); err != nil {
+			return e.fail(exitAgent, err)
+		}
+		if err := st.ix.Remove(context.Background(), full); err != nil {
+			e.warn("index: %v", err)
+		}
+		fmt.Fprintf(e.stdout, "Moved session %s to the trash (%s). 'mnote restore %s' brings it back.\n", full, st.paths.TrashPath(full), full)
+		return exitOK
+	})
+}
+
+func (e *env) runRestore(args []string) int {
+	fs := e.flags("restore", "ID")
+	id, ok := e.oneID(fs, args)
+	if !ok {
+		return exitUsage
+	}
+	return e.withStore(func(st *sessionStore) int {
+		if err := store.RestoreFromTrash(st.paths, id); err != nil {
+			return e.fail(exitUsage, err)
+		}
+		if err := st.ix.ReindexFile(context.Background(), st.paths.TranscriptPath(id)); err != nil {
+			e.warn("index: %v", err)
+		}
+		fmt.Fprintf(e.stdout, "Restored session %s.\n", id)
+		return exitOK
+	})
+}
+
+func (e *env) runReindex(args []string) int {
+	fs := e.flags("reindex", "")
+	if fs.Parse(args) != nil {
+		return exitUsage
+	}
+	return e.withStore(func(st *sessionStore) int {
+		last := -1
+		err := st.ix.Rebuild(context.Background(), st.paths.Transcripts, func(done, total int) {
+			if pct := done * 100 / max(total, 1); pct != last && (pct%10 == 0 || done == total) {
+				last = pct
+				fmt.Fprintf(e.stderr, "\rreindexing: %d of %d sessions (%d%%)", done, total, pct)
+			}
+		})
+		fmt.Fprintln(e.stderr)
+		if err != nil {
+			return e.fail(exitAgent, err)
+		}
+		rows, _ := st.ix.ListSessions(context.Background(), store.ListOptions{Limit: 1 << 30})
+		fmt.Fprintf(e.stdout, "Index rebuilt: %d sessions.\n", len(rows))
+		return exitOK
+	})
+}
+
+// markdownOptions choose what a Markdown rendering of a thread includes.
+type markdownOptions struct{ thoughts, toolIO bool }
+
+// writeThread renders a thread as Markdown.
+func writeThread(w io.Writer, snap thread.Snapshot, o markdownOptions) {
+	for _, en := range snap.Entries {
+		switch en.Kind {
+		case thread.EntryUserMessage:
+			fmt.Fprintf(w, "## You (turn %d)\n\n%s\n\n", en.Turn, strings.TrimSpace(en.Text))
+		case thread.EntryAssistantMessage:
+			fmt.Fprintf(w, "### Agent\n\n%s\n\n", strings.TrimSpace(en.Text))
+		case thread.EntryThought:
+			if o.thoughts {
+				fmt.Fprintf(w, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(en.Text))
+			} else {
+				fmt.Fprintf(w, "_(thought for %d characters)_\n\n", len([]rune(en.Text)))
+			}
+		case thread.EntryToolCall:
+			tc := en.ToolCall
+			if tc == nil {
+				continue
+			}
+			fmt.Fprintf(w, "- **%s** `%s` — %s\n", orDefault(tc.Kind, "tool"), tc.Title, tc.Status)
+			for _, c := range tc.Content {
+				if c.Type == "diff" {
+					fmt.Fprintf(w, "  - edits `%s`\n", c.Path)
+				}
+			}
+			if o.toolIO {
+				if len(tc.RawInput) > 0 {
+					fmt.Fprintf(w, "\n  ```json\n  %s\n  ```\n", tc.RawInput)
+				}
+				if len(tc.RawOutput) > 0 {
+					fmt.Fprintf(w, "\n  ```json\n  %s\n  ```\n", tc.RawOutput)
+				}
+			}
+			fmt.Fprintln(w)
+		case thread.EntryPlan:
+			fmt.Fprintln(w, "**Plan**")
+			fmt.Fprintln(w)
+			for _, p := range en.Plan {
+				mark := " "
+				if p.Status == "completed" {
+					mark = "x"
+				}
+				fmt.Fprintf(w, "- [%s] %s\n", mark, p.Content)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+var _ = json.Marshal

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"mnote/acp"
+	"mnote/app/chat"
+	"mnote/store"
+	"mnote/thread"
+)
+
+// sessionStore is the data folder as the commands use it.
+type sessionStore struct {
+	paths store.Paths
+	ix    *store.Index
+	e     *env
+}
+
+func (e *env) openStore() (*sessionStore, error) {
+	if err := e.paths.Ensure(); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
+	ctx := context.Background()
+	ix, err := store.OpenIndex(ctx, e.paths.DB)
+	if err != nil {
+		return nil, fmt.Errorf("session index: %w", err)
+	}
+	if r := ix.Recovered(); r != "" {
+		e.warn("the session index was unreadable; it was moved to %s and rebuilt from the transcripts", r)
+		if err := ix.Rebuild(ctx, e.paths.Transcripts, nil); err != nil {
+			ix.Close()
+			return nil, err
+		}
+	} else if _, err := ix.Reconcile(ctx, e.paths.Transcripts); err != nil {
+		e.warn("reconciling the index with the transcripts: %v", err)
+	}
+	return &sessionStore{paths: e.paths, ix: ix, e: e}, nil
+}
+
+func (st *sessionStore) Close() error { return st.ix.Close() }
+
+func (st *sessionStore) transcriptPath(id string) string { return st.paths.TranscriptPath(id) }
+
+// priorSession is a recorded session to continue.
+type priorSession struct {
+	id, workspace    string
+	runtime, command string
+	agentSessionID   string
+	turns, bindings  int
+	th               *thread.Thread
+	info             *store.SessionInfo
+}
+
+// resolveID accepts a full session id or a unique prefix of one.
+func (st *sessionStore) resolveID(id string) (string, error) {
+	if _, err := os.Stat(st.paths.TranscriptPath(id)); err == nil {
+		return id, nil
+	}
+	entries, err := os.ReadDir(st.paths.Transcripts)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", st.paths.Transcripts, err)
+	}
+	var found []string
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".jsonl")
+		if name != e.Name() && strings.HasPrefix(strings.ToLower(name), strings.ToLower(id)) {
+			found = append(found, name)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", fmt.Errorf("no session %q (see 'mnote sessions')", id)
+	default:
+		return "", fmt.Errorf("%q matches %d sessions; give more of the id", id, len(found))
+	}
+}
+
+func (st *sessionStore) loadPrior(id string) (*priorSession, error) {
+	id, err := st.resolveID(id)
+	if err != nil {
+		return nil, err
+	}
+	th, info, stats, err := store.LoadThread(st.paths.TranscriptPath(id))
+	if err != nil {
+		return nil, err
+	}
+	if stats.Corrupt > 0 {
+		st.e.warn("session %s: %d corrupt transcript lines were skipped", id, stats.Corrupt)
+	}
+	p := &priorSession{id: id, workspace: info.Workspace, turns: info.Turns, bindings: len(info.Bindings), th: th, info: info}
+	if n := len(info.Bindings); n > 0 {
+		b := info.Bindings[n-1]
+		p.runtime, p.command, p.agentSessionID = b.Runtime, b.Command, b.AgentSessionID
+	}
+	return p, nil
+}
+
+// openSession opens the transcript (a new one, or the prior session's for
+// appending) and makes the chat session around it.
+func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime string, obs chat.Observer, broker acp.PermissionBroker) (*chat.Session, error) {
+	ctx := context.Background()
+	cfg := chat.Config{Workspace: cwd, Observer: obs, Broker: broker, Logger: st.e.log}
+	if prior != nil {
+		path := st.paths.TranscriptPath(prior.id)
+		w, err := store.OpenTranscript(path, store.WriterOptions{})
+		if err != nil {
+			return nil, err
+		}
+		ix, err := st.ix.ResumeIndexer(ctx, path)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		cfg.ID, cfg.Recorder, cfg.Indexer = prior.id, w, ix
+		cfg.Thread, cfg.Turns, cfg.Bindings = prior.th, prior.turns, prior.bindings
+		cfg.Workspace = prior.workspace
+		if cwd != "" {
+			cfg.Workspace = cwd
+		}
+		return chat.New(cfg), nil
+	}
+	id := strings.ToLower(ulid.Make().String())
+	path := st.paths.TranscriptPath(id)
+	w, err := store.CreateTranscript(path, store.WriterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	x := st.ix.NewIndexer(id)
+	x.SetPath(path)
+	cfg.ID, cfg.Recorder, cfg.Indexer = id, w, x
+	s := chat.New(cfg)
+	if err := s.Start(titleFrom(title)); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// titleFrom makes a session title from the first prompt.
+func titleFrom(text string) string {
+	text = strings.TrimSpace(text)
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	const max = 80
+	if r := []rune(text); len(r) > max {
+		text = string(r[:max-1]) + "…"
+	}
+	return text
+}
+
+func fmtTime(ms int64) string {
+	if ms == 0 {
+		return "-"
+	}
+	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04")
+}
+
+var errNoSessions = errors.New("no sessions yet")
