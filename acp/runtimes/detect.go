@@ -38,6 +38,10 @@ type DetectOptions struct {
 	Home string
 	// Logger receives detection diagnostics. Default: slog.Default().
 	Logger *slog.Logger
+	// Inherited says mnote's own environment already comes from the user's
+	// login session (a command run from a terminal): the login shell and
+	// the npm query are skipped; only folders are looked at.
+	Inherited bool
 
 	// noSystemDirs leaves out /usr/local/bin and /opt/homebrew/bin, which
 	// tests cannot control.
@@ -102,16 +106,20 @@ func (d *Detector) searchPath() []string {
 func (d *Detector) detect() {
 	start := time.Now()
 	var dirs []string
-	login, err := d.loginShellPATH()
-	if err != nil {
-		d.log.Warn("login shell PATH not detected; using the current PATH", "shell", d.opts.Shell, "err", err)
+	if !d.opts.Inherited {
+		login, err := d.loginShellPATH()
+		if err != nil {
+			d.log.Warn("login shell PATH not detected; using the current PATH", "shell", d.opts.Shell, "err", err)
+		}
+		dirs = append(dirs, filepath.SplitList(login)...)
 	}
-	dirs = append(dirs, filepath.SplitList(login)...)
 	dirs = append(dirs, filepath.SplitList(envValue(d.opts.Env, "PATH"))...)
 	dirs = append(dirs, d.wellKnownDirs()...)
 	dirs = cleanPath(dirs)
-	if bin := d.npmPrefixBin(dirs); bin != "" {
-		dirs = cleanPath(append(dirs, bin))
+	if !d.opts.Inherited {
+		if bin := d.npmPrefixBin(dirs); bin != "" {
+			dirs = cleanPath(append(dirs, bin))
+		}
 	}
 	dirs = cleanPath(append(dirs, d.versionManagerDirs()...))
 	d.path = dirs

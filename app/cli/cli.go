@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"sync"
 
@@ -69,6 +70,16 @@ func (e *env) run(args []string) int {
 	e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(e.log)
 
+	if path := os.Getenv("MNOTE_CPUPROFILE"); path != "" {
+		if stop, err := startCPUProfile(path); err != nil {
+			e.warn("cpu profile: %v", err)
+		} else {
+			defer stop()
+		}
+	}
+	if path := os.Getenv("MNOTE_MEMPROFILE"); path != "" {
+		defer writeHeapProfile(path)
+	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "version", "--version":
@@ -106,7 +117,9 @@ func (e *env) warn(format string, a ...any) {
 
 func (e *env) detector() *runtimes.Detector {
 	e.detOnce.Do(func() {
-		e.det = runtimes.NewDetector(runtimes.DetectOptions{Logger: e.log})
+		// Commands run from a terminal already have the user's PATH;
+		// MNOTE_DETECT_LOGIN_SHELL=1 asks the login shell anyway.
+		e.det = runtimes.NewDetector(runtimes.DetectOptions{Logger: e.log, Inherited: os.Getenv("MNOTE_DETECT_LOGIN_SHELL") == ""})
 	})
 	return e.det
 }
@@ -170,4 +183,28 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		rest = append(rest, args[0])
 		args = args[1:]
 	}
+}
+
+// startCPUProfile writes a CPU profile to path until stop is called
+// (MNOTE_CPUPROFILE=path, for performance work).
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeHeapProfile writes a heap profile (MNOTE_MEMPROFILE=path).
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.Lookup("heap").WriteTo(f, 0)
 }

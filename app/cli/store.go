@@ -129,6 +129,11 @@ func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime str
 		return chat.New(cfg), nil
 	}
 	id := strings.ToLower(ulid.Make().String())
+	if os.Getenv("MNOTE_BENCH_NO_PERSIST") != "" {
+		// Benchmarks only (bench/ingest): measure the cost of persistence.
+		cfg.ID, cfg.Recorder = id, discardRecorder{}
+		return chat.New(cfg), nil
+	}
 	path := st.paths.TranscriptPath(id)
 	w, err := store.CreateTranscript(path, store.WriterOptions{})
 	if err != nil {
@@ -166,3 +171,12 @@ func fmtTime(ms int64) string {
 }
 
 var errNoSessions = errors.New("no sessions yet")
+
+// discardRecorder records nothing; see MNOTE_BENCH_NO_PERSIST.
+type discardRecorder struct{}
+
+func (discardRecorder) AppendRecord(dir, kind string, data []byte) (store.Record, error) {
+	return store.Record{Dir: dir, Kind: kind, Data: data}, nil
+}
+func (discardRecorder) Sync() error  { return nil }
+func (discardRecorder) Close() error { return nil }

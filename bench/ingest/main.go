@@ -1,0 +1,341 @@
+// Command ingest measures how fast mnote takes a flood of ACP updates,
+// against a plain reference loop reading the same agent output in the same
+// run: bufio.Reader plus encoding/json into a small struct holding the
+// method and sessionUpdate — the least any ACP client must do.
+//
+// Three streams, each from the test agent through a pipe:
+//   - a turn of 200,000 updates (90% ~40-byte message chunks, 5% thoughts,
+//     5% tool call / update pairs);
+//   - a session/load that replays those 200,000 updates;
+//   - one 20 MiB message chunk.
+//
+// For each, mnote runs `mnote prompt --agent-cmd … --json > /dev/null`
+// (thread model, transcript and index included), and again with
+// persistence off, and the table prints wall times, the ratios against the
+// reference and mnote's peak RSS. Run it with `make bench` or
+//
+//	go run -tags sqlite_fts5 ./bench/ingest [-runs 3] [-n 200000]
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	runs := flag.Int("runs", 3, "runs of each measurement (the median is shown)")
+	n := flag.Int("n", 200000, "updates in the flood")
+	hugeMiB := flag.Int("huge", 20, "size of the huge chunk in MiB")
+	mnoteBin := flag.String("mnote", "", "mnote binary (default: build one)")
+	agentBin := flag.String("agent", "", "mnote-testagent binary (default: build one)")
+	flag.Parse()
+	if err := run(*runs, *n, *hugeMiB, *mnoteBin, *agentBin); err != nil {
+		fmt.Fprintln(os.Stderr, "ingest:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	wall   time.Duration
+	rssKB  int64
+	events int
+}
+
+func run(runs, n, hugeMiB int, mnoteBin, agentBin string) error {
+	tmp, err := os.MkdirTemp("", "mnote-bench-ingest-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if mnoteBin == "" {
+		mnoteBin = filepath.Join(tmp, "mnote")
+		if err := goBuild(mnoteBin, "."); err != nil {
+			return err
+		}
+	}
+	if agentBin == "" {
+		agentBin = filepath.Join(tmp, "mnote-testagent")
+		if err := goBuild(agentBin, "./cmd/mnote-testagent"); err != nil {
+			return err
+		}
+	}
+	ws := filepath.Join(tmp, "ws")
+	state := filepath.Join(tmp, "agent-state")
+	home := filepath.Join(tmp, "home")
+	for _, d := range []string{ws, state, home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	flood := fmt.Sprintf(`[{"flood":%d,"mix":"bench"}]`, n)
+	huge := fmt.Sprintf(`[{"hugeMessage":%d}]`, hugeMiB<<20)
+	agentCmd := agentBin + " --state " + state
+
+	// Seed the session that the load measurements reload: one mnote
+	// session whose agent session holds the flood.
+	env := append(os.Environ(), "MNOTE_HOME="+home)
+	// Seed the session that the load measurements reload: one mnote
+	// session whose agent session holds the flood.
+	out, err := cmdEnv(exec.Command(mnoteBin, "prompt", "--json", "--agent-cmd", agentCmd, "--cwd", ws, flood), env).Output()
+	if err != nil {
+		return fmt.Errorf("seed session: %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var seed struct {
+		SessionID string `json:"sessionId"`
+	}
+	var agentSession struct {
+		AgentSessionID string `json:"agentSessionId"`
+	}
+	_ = json.Unmarshal([]byte(lines[len(lines)-1]), &seed)
+	_ = json.Unmarshal([]byte(lines[0]), &agentSession)
+	if seed.SessionID == "" || agentSession.AgentSessionID == "" {
+		return fmt.Errorf("seed session: unexpected output %q", lines[0])
+	}
+
+	type scenario struct {
+		name   string
+		ref    func() (result, error)
+		mnote  func(persist bool) (result, error)
+		events int
+	}
+	scenarios := []scenario{
+		{
+			name: fmt.Sprintf("%d updates in one turn", n),
+			ref:  func() (result, error) { return reference(agentBin, state, ws, "", flood) },
+			mnote: func(persist bool) (result, error) {
+				return mnote(mnoteBin, env, persist, "prompt", "--json", "--agent-cmd", agentCmd, "--cwd", ws, flood)
+			},
+			events: n,
+		},
+		{
+			name: fmt.Sprintf("%d updates replayed by session/load", n),
+			ref: func() (result, error) {
+				return reference(agentBin, state, ws, agentSession.AgentSessionID, `[]`)
+			},
+			mnote: func(persist bool) (result, error) {
+				return mnote(mnoteBin, env, persist, "prompt", "--json", "--session", seed.SessionID, "--agent-cmd", agentCmd, "--cwd", ws, `[]`)
+			},
+			events: n + 1,
+		},
+		{
+			name: fmt.Sprintf("one %d MiB chunk", hugeMiB),
+			ref:  func() (result, error) { return reference(agentBin, state, ws, "", huge) },
+			mnote: func(persist bool) (result, error) {
+				return mnote(mnoteBin, env, persist, "prompt", "--json", "--agent-cmd", agentCmd, "--cwd", ws, huge)
+			},
+		},
+	}
+	fmt.Printf("ingest benchmark: median of %d runs, %s, GOMAXPROCS %d\n\n", runs, runtime.GOOS+"/"+runtime.GOARCH, runtime.GOMAXPROCS(0))
+	fmt.Printf("%-40s %10s %10s %8s %10s %8s %9s %9s\n", "stream", "reference", "mnote", "ratio", "no-persist", "ratio", "persist×", "mnote RSS")
+	for _, sc := range scenarios {
+		var refs, ons, offs []result
+		for range runs {
+			r, err := sc.ref()
+			if err != nil {
+				return fmt.Errorf("%s, reference: %w", sc.name, err)
+			}
+			refs = append(refs, r)
+			on, err := sc.mnote(true)
+			if err != nil {
+				return fmt.Errorf("%s, mnote: %w", sc.name, err)
+			}
+			ons = append(ons, on)
+			off, err := sc.mnote(false)
+			if err != nil {
+				return fmt.Errorf("%s, mnote without persistence: %w", sc.name, err)
+			}
+			offs = append(offs, off)
+		}
+		ref, on, off := median(refs), median(ons), median(offs)
+		if sc.events > 0 && (ref.events < sc.events || on.events < sc.events) {
+			return fmt.Errorf("%s: reference saw %d updates, mnote %d, want at least %d", sc.name, ref.events, on.events, sc.events)
+		}
+		fmt.Printf("%-40s %9.2fs %9.2fs %7.2f× %9.2fs %7.2f× %8.2f× %7.1f MB\n", sc.name,
+			ref.wall.Seconds(), on.wall.Seconds(), ratio(on, ref), off.wall.Seconds(), ratio(off, ref),
+			ratio(off, on), float64(on.rssKB)/1024)
+	}
+	fmt.Println("\nratio: time ÷ the reference's (lower is faster; target ≤ 1.00×).")
+	fmt.Println("persist×: speed with persistence on ÷ off (target ≥ 0.85×).")
+	return nil
+}
+
+func ratio(a, b result) float64 { return a.wall.Seconds() / b.wall.Seconds() }
+
+func median(rs []result) result {
+	slices.SortFunc(rs, func(a, b result) int { return int(a.wall - b.wall) })
+	return rs[len(rs)/2]
+}
+
+func goBuild(out, pkg string) error {
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "sqlite_fts5", "-o", out, pkg)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s (run from the repository root): %w", pkg, err)
+	}
+	return nil
+}
+
+func cmdEnv(c *exec.Cmd, env []string) *exec.Cmd {
+	c.Env = env
+	return c
+}
+
+// mnote runs mnote with stdout to /dev/null and counts the updates from
+// its final "stop" line on a copy of the last bytes.
+func mnote(bin string, env []string, persist bool, args ...string) (result, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	if !persist {
+		cmd.Env = append(slices.Clone(env), "MNOTE_BENCH_NO_PERSIST=1")
+	}
+	tail := &tailWriter{}
+	cmd.Stdout = tail
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return result{}, fmt.Errorf("%w: %s", err, stderr.String())
+	}
+	var stop struct {
+		Type    string `json:"type"`
+		Updates int    `json:"updates"`
+	}
+	last := strings.TrimSpace(string(tail.b))
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	if json.Unmarshal([]byte(last), &stop) != nil || stop.Type != "stop" {
+		return result{}, fmt.Errorf("no stop line: %q", last)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return result{wall: wall, rssKB: ru.Maxrss, events: stop.Updates}, nil
+}
+
+// tailWriter discards its input but keeps the last 4 KiB.
+type tailWriter struct{ b []byte }
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 8192 {
+		t.b = append(t.b[:0], t.b[len(t.b)-4096:]...)
+	}
+	return len(p), nil
+}
+
+// reference is the plain client loop: it starts the agent, runs
+// initialize and session/new (or session/load of loadID), sends the prompt,
+// and decodes every line into a small struct until the prompt's answer.
+func reference(agentBin, state, ws, loadID, promptText string) (result, error) {
+	start := time.Now()
+	cmd := exec.Command(agentBin, "--state", state)
+	cmd.Dir = ws
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return result{}, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return result{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return result{}, err
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	r := bufio.NewReaderSize(stdout, 64<<10)
+	type msg struct {
+		ID     *int   `json:"id"`
+		Method string `json:"method"`
+		Params struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+			} `json:"update"`
+		} `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	send := func(s string) error { _, err := io.WriteString(stdin, s+"\n"); return err }
+	var long []byte
+	readUntil := func(id int) (json.RawMessage, int, error) {
+		updates := 0
+		for {
+			line, err := r.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				long = append(long[:0], line...)
+				for errors.Is(err, bufio.ErrBufferFull) {
+					line, err = r.ReadSlice('\n')
+					long = append(long, line...)
+				}
+				line = long
+			}
+			if err != nil {
+				return nil, updates, fmt.Errorf("agent output: %w", err)
+			}
+			var m msg
+			if err := json.Unmarshal(line, &m); err != nil {
+				return nil, updates, err
+			}
+			if m.Method == "session/update" {
+				updates++
+			}
+			if m.ID != nil && *m.ID == id && m.Method == "" {
+				return m.Result, updates, nil
+			}
+		}
+	}
+	if err := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`); err != nil {
+		return result{}, err
+	}
+	if _, _, err := readUntil(1); err != nil {
+		return result{}, err
+	}
+	sessionID := loadID
+	updates := 0
+	if loadID == "" {
+		send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":` + quote(ws) + `,"mcpServers":[]}}`)
+		res, _, err := readUntil(2)
+		if err != nil {
+			return result{}, err
+		}
+		var s struct {
+			SessionID string `json:"sessionId"`
+		}
+		json.Unmarshal(res, &s)
+		sessionID = s.SessionID
+	} else {
+		send(`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":` + quote(loadID) + `,"cwd":` + quote(ws) + `,"mcpServers":[]}}`)
+		_, n, err := readUntil(2)
+		if err != nil {
+			return result{}, err
+		}
+		updates += n
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":` + quote(sessionID) + `,"prompt":[{"type":"text","text":` + quote(promptText) + `}]}}`)
+	_, n, err := readUntil(3)
+	if err != nil {
+		return result{}, err
+	}
+	updates += n
+	stdin.Close()
+	cmd.Wait()
+	return result{wall: time.Since(start), events: updates}, nil
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
