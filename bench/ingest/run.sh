@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The ingest benchmark (see main.go): mnote prompt vs a plain decode loop.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+args=()
+[[ -x build/bin/mnote ]] && args+=(-mnote build/bin/mnote)
+[[ -x build/bin/mnote-testagent ]] && args+=(-agent build/bin/mnote-testagent)
+exec go run -tags sqlite_fts5 ./bench/ingest "${args[@]}" "$@"
