@@ -1,0 +1,95 @@
+// Command mnote is a local-first desktop app for chatting with local AI agents
+// (ACP) over a folder of Markdown notes.
+//
+// With no arguments it opens the window. With arguments it runs the headless
+// subcommand they name (see package mnote/app/cli), which needs no display.
+package main
+
+import (
+	"context"
+	"embed"
+	"log/slog"
+	"os"
+	"runtime"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+
+	"mnote/app/cli"
+)
+
+//go:embed all:frontend/dist
+var assets embed.FS
+
+//go:embed build/appicon.png
+var icon []byte
+
+func main() {
+	if len(os.Args) > 1 {
+		os.Exit(cli.Main(os.Args[1:]))
+	}
+
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	slog.SetDefault(log)
+
+	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		log.Error("no display: DISPLAY and WAYLAND_DISPLAY are unset; headless subcommands (e.g. `mnote --version`) need none")
+		os.Exit(1)
+	}
+
+	a := &desktop{log: log}
+	err := wails.Run(&options.App{
+		Title:            "mnote",
+		Width:            1200,
+		Height:           800,
+		MinWidth:         800,
+		MinHeight:        500,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 0xf7, G: 0xf7, B: 0xf5, A: 0xff}, // page background (light)
+		Logger:           wailsLogger{log},
+		OnStartup:        a.startup,
+		OnDomReady:       a.domReady,
+		OnShutdown:       a.shutdown,
+		Bind:             []any{}, // services are bound by a later change
+		Linux: &linux.Options{
+			Icon:             icon,
+			ProgramName:      "mnote", // matches StartupWMClass in build/linux/mnote.desktop
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
+		},
+	})
+	if err != nil {
+		log.Error("window failed", "err", err)
+		os.Exit(1)
+	}
+}
+
+// desktop holds the window's lifecycle hooks.
+type desktop struct {
+	log *slog.Logger
+	ctx context.Context // Wails runtime context, set in startup
+}
+
+func (d *desktop) startup(ctx context.Context) {
+	d.ctx = ctx
+	d.log.Info("mnote window starting", "version", cli.Version)
+}
+
+func (d *desktop) domReady(context.Context) { d.log.Info("page loaded") }
+
+func (d *desktop) shutdown(context.Context) { d.log.Info("mnote window shut down") }
+
+// wailsLogger sends Wails' own log lines to slog.
+type wailsLogger struct{ l *slog.Logger }
+
+func (w wailsLogger) Print(m string)   { w.l.Info(m, "src", "wails") }
+func (w wailsLogger) Trace(m string)   { w.l.Debug(m, "src", "wails") }
+func (w wailsLogger) Debug(m string)   { w.l.Debug(m, "src", "wails") }
+func (w wailsLogger) Info(m string)    { w.l.Info(m, "src", "wails") }
+func (w wailsLogger) Warning(m string) { w.l.Warn(m, "src", "wails") }
+func (w wailsLogger) Error(m string)   { w.l.Error(m, "src", "wails") }
+func (w wailsLogger) Fatal(m string) {
+	w.l.Error(m, "src", "wails", "fatal", true)
+	os.Exit(1)
+}
