@@ -259,6 +259,11 @@ func (t *Thread) closeOpen() *entry {
 	e := t.entries[t.open]
 	e.streaming = false
 	t.open = -1
+	// Streaming grew the text by doubling; a closed entry keeps only what
+	// it holds (long sessions are mostly closed entries).
+	if c := cap(e.text); c-len(e.text) > 64 && c-len(e.text) > len(e.text)/8 {
+		e.text = append(make([]byte, 0, len(e.text)), e.text...)
+	}
 	return e
 }
 
