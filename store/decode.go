@@ -1,0 +1,167 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+
+	gojson "github.com/goccy/go-json"
+
+	"mnote/thread"
+)
+
+// step is a record decoded for the reducer: everything it needs, owned
+// (no references into the reader's buffer), so decoding can run on another
+// goroutine than applying.
+type step struct {
+	seq, ts, end int64
+	dir, kind    string
+
+	update *thread.Update // in session/update
+
+	rpcID             string          // in request_permission, in response, out requests we track
+	result            json.RawMessage // in response
+	usage             json.RawMessage // in response: result.usage
+	toolCall, options json.RawMessage // in request_permission
+
+	app any // app records: *SessionRecord, *TitleRecord, ...
+}
+
+// turnEnded is a TurnEndedRecord with its token counts read.
+type turnEnded struct {
+	TurnEndedRecord
+	inputTokens, outputTokens int64
+}
+
+// updateEnvelope is an "in" session/update line.
+type updateEnvelope struct {
+	Params struct {
+		Update thread.Update `json:"update"`
+	} `json:"params"`
+}
+
+// rpcEnvelope is any other JSON-RPC line we look into.
+type rpcEnvelope struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Params struct {
+		ToolCall json.RawMessage `json:"toolCall"`
+		Options  json.RawMessage `json:"options"`
+	} `json:"params"`
+}
+
+// decodeUpdate decodes the update of a session/update line.
+func decodeUpdate(data []byte) (*thread.Update, bool) {
+	if u, ok := fastChunkUpdate(data); ok {
+		return u, true
+	}
+	var env updateEnvelope
+	if err := gojson.Unmarshal(data, &env); err != nil || env.Params.Update.SessionUpdate == "" {
+		return nil, false
+	}
+	return &env.Params.Update, true
+}
+
+// idKey normalizes a JSON-RPC id for map lookups.
+func idKey(raw json.RawMessage) string {
+	return string(bytes.TrimSpace(raw))
+}
+
+var usageKey = []byte(`"usage"`)
+
+// decodeStep decodes what the reducer uses of rec into st. hint, if not
+// nil, is the decoded update of an "in" session/update record.
+func decodeStep(rec Record, hint *thread.Update, st *step) {
+	*st = step{seq: rec.Seq, ts: rec.TsMs, end: rec.End, dir: rec.Dir, kind: rec.Kind}
+	switch rec.Dir {
+	case DirIn:
+		switch rec.Kind {
+		case KindSessionUpdate:
+			st.update = hint
+			if st.update == nil {
+				st.update, _ = decodeUpdate(rec.Data)
+			}
+		case KindRequestPermission:
+			var env rpcEnvelope
+			if gojson.Unmarshal(rec.Data, &env) == nil && len(env.ID) > 0 {
+				st.rpcID, st.toolCall, st.options = idKey(env.ID), env.Params.ToolCall, env.Params.Options
+			}
+		case KindResponse:
+			var env rpcEnvelope
+			if gojson.Unmarshal(rec.Data, &env) != nil || len(env.ID) == 0 {
+				return
+			}
+			st.rpcID, st.result = idKey(env.ID), env.Result
+			if bytes.Contains(env.Result, usageKey) {
+				var r struct {
+					Usage json.RawMessage `json:"usage"`
+				}
+				if gojson.Unmarshal(env.Result, &r) == nil {
+					st.usage = r.Usage
+				}
+			}
+		}
+	case DirOut:
+		switch rec.Kind {
+		case KindSessionNew, KindSessionLoad, KindSessionResume, KindSessionPrompt:
+			var env struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if gojson.Unmarshal(rec.Data, &env) == nil && len(env.ID) > 0 {
+				st.rpcID = idKey(env.ID)
+			}
+		}
+	case DirApp:
+		st.app = decodeApp(rec)
+	}
+}
+
+// decodeApp decodes an app record's data into its type; nil for kinds the
+// reducer does not use and for data it cannot read.
+func decodeApp(rec Record) any {
+	var v any
+	switch rec.Kind {
+	case KindSession:
+		v = new(SessionRecord)
+	case KindTitle:
+		v = new(TitleRecord)
+	case KindRuntimeBound:
+		v = new(RuntimeBoundRecord)
+	case KindRuntimeStatus:
+		v = new(RuntimeStatusRecord)
+	case KindTurnStarted:
+		v = new(TurnStartedRecord)
+	case KindPrompt:
+		v = new(PromptRecord)
+	case KindPermissionAsked:
+		v = new(PermissionAskedRecord)
+	case KindPermissionDecided:
+		v = new(PermissionDecidedRecord)
+	case KindReplay:
+		v = new(ReplayRecord)
+	case KindTurnEnded:
+		t := new(turnEnded)
+		if err := gojson.Unmarshal(rec.Data, &t.TurnEndedRecord); err != nil {
+			slog.Debug("store: unreadable app record", "seq", rec.Seq, "kind", rec.Kind, "err", err)
+			return nil
+		}
+		if len(t.Usage) > 0 && string(t.Usage) != "null" {
+			var u struct {
+				InputTokens  int64 `json:"inputTokens"`
+				OutputTokens int64 `json:"outputTokens"`
+			}
+			gojson.Unmarshal(t.Usage, &u) //nolint:errcheck // absent or odd fields stay 0
+			t.inputTokens, t.outputTokens = u.InputTokens, u.OutputTokens
+		} else {
+			t.Usage = nil
+		}
+		return t
+	default:
+		return nil
+	}
+	if err := gojson.Unmarshal(rec.Data, v); err != nil {
+		slog.Debug("store: unreadable app record", "seq", rec.Seq, "kind", rec.Kind, "err", err)
+		return nil
+	}
+	return v
+}

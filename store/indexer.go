@@ -1,0 +1,279 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+
+	"mnote/thread"
+)
+
+// autoFlushEvery is how often a live Indexer writes while records stream.
+const autoFlushEvery = 500 * time.Millisecond
+
+// Indexer maps one session's transcript records to index rows. The same
+// code runs live (the session's goroutine calls Observe after each Append)
+// and in rebuilds, so the two cannot disagree. It is not safe for
+// concurrent use.
+//
+// A live Indexer writes at most every 500 ms while observing (checked on
+// Observe, no goroutine) and whenever Flush is called; the caller flushes
+// at turn end. An Indexer made by NewIndexer must see the session from its
+// first record (seq 1): it then replaces whatever the index held for the
+// session. To go on appending to an existing transcript, use
+// ResumeIndexer, which reads the file first.
+type Indexer struct {
+	ix      *Index
+	red     *reducer
+	path    string
+	live    bool
+	started bool
+	reset   bool  // the first flush replaces the session's rows
+	num     int64 // sessions.num, 0 until known
+	status  string
+	size    int64 // transcript_bytes: file size when read
+	last    time.Time
+	err     error
+	flushes int // transactions written, for tests
+}
+
+// NewIndexer returns a live Indexer for a session.
+func (ix *Index) NewIndexer(sessionID string) *Indexer {
+	return &Indexer{ix: ix, red: newReducer(sessionID, true), live: true, last: time.Now()}
+}
+
+// SetPath records the transcript file in the session's row. Without it
+// the row keeps the path it had.
+func (x *Indexer) SetPath(path string) { x.path = path }
+
+// Observe feeds one record, in transcript order. hint is the decoded
+// update of an "in" session/update record when the caller has it (nil
+// makes the Indexer decode params.update itself). For the index to know
+// how much of the file it covers, set rec.End to Writer.Size() after the
+// Append. A failed automatic flush is logged and retried on the next one.
+func (x *Indexer) Observe(rec Record, hint *thread.Update) {
+	if !x.started {
+		x.started = true
+		x.reset = rec.Seq <= 1
+		if !x.reset && x.num == 0 {
+			slog.Warn("store: indexer started mid-transcript; its counts start at zero", "session", x.red.info.ID, "seq", rec.Seq)
+		}
+	}
+	x.red.observe(rec, hint)
+	if x.live && time.Since(x.last) >= autoFlushEvery {
+		if err := x.Flush(); err != nil {
+			slog.Warn("store: index flush failed; will retry", "session", x.red.info.ID, "err", err)
+		}
+	}
+}
+
+// Info returns what the Indexer knows about the session.
+func (x *Indexer) Info() SessionInfo {
+	info := x.red.sessionInfo()
+	if x.status != "" {
+		info.Status = x.status
+	}
+	return info
+}
+
+// Flush writes everything pending in one transaction.
+func (x *Indexer) Flush() error {
+	return x.flush(context.Background())
+}
+
+func (x *Indexer) flush(ctx context.Context) error {
+	x.last = time.Now()
+	if !x.started {
+		return nil
+	}
+	b := x.batch()
+	err := x.ix.writeTx(ctx, func(tx *sql.Tx) error { return x.ix.writeBatch(ctx, tx, b) })
+	x.err = err
+	if err != nil {
+		return err
+	}
+	x.flushes++
+	x.committed(b)
+	return nil
+}
+
+// batch is what one flush of one session writes.
+type batch struct {
+	x        *Indexer
+	info     SessionInfo
+	path     string
+	size     int64 // transcript_bytes
+	end      int64 // indexed_bytes
+	reset    bool
+	bindings []Binding
+	turns    []Turn
+	rows     []*ftsRow
+}
+
+func (x *Indexer) batch() *batch {
+	r := x.red
+	b := &batch{x: x, info: x.Info(), path: x.path, end: r.end, reset: x.reset}
+	b.size = max(x.size, r.end)
+	for _, n := range slices.Sorted(maps.Keys(r.dirtyBinds)) {
+		b.bindings = append(b.bindings, *r.bindings[n])
+	}
+	for _, n := range slices.Sorted(maps.Keys(r.dirtyTurns)) {
+		b.turns = append(b.turns, *r.turns[n])
+	}
+	b.rows = r.closed
+	if r.open != nil && r.open.dirty && len(r.open.text) > 0 {
+		b.rows = append(b.rows[:len(b.rows):len(b.rows)], r.open)
+	}
+	return b
+}
+
+// committed clears what b wrote.
+func (x *Indexer) committed(b *batch) {
+	r := x.red
+	x.reset = false
+	clear(r.dirtyBinds)
+	clear(r.dirtyTurns)
+	for _, row := range b.rows {
+		row.written, row.dirty = true, false
+	}
+	r.closed = nil
+}
+
+const (
+	sqlSessionNum = `SELECT num FROM sessions WHERE id = ?`
+	sqlNextNum    = `SELECT IFNULL(MAX(num), 0) + 1 FROM sessions`
+	sqlUpsertSess = `INSERT INTO sessions (id, num, title, workspace, runtime, created_ms, updated_ms, status,
+	turns, messages, tool_calls, updates, last_stop_reason, transcript_path, transcript_bytes, indexed_bytes, indexed_seq)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET title = excluded.title, workspace = excluded.workspace, runtime = excluded.runtime,
+	created_ms = excluded.created_ms, updated_ms = excluded.updated_ms, status = excluded.status, turns = excluded.turns,
+	messages = excluded.messages, tool_calls = excluded.tool_calls, updates = excluded.updates,
+	last_stop_reason = excluded.last_stop_reason,
+	transcript_path = CASE WHEN excluded.transcript_path <> '' THEN excluded.transcript_path ELSE sessions.transcript_path END,
+	transcript_bytes = excluded.transcript_bytes, indexed_bytes = excluded.indexed_bytes, indexed_seq = excluded.indexed_seq`
+	sqlUpsertBinding = `INSERT INTO bindings (session_id, binding, runtime, agent_session_id, how, status, created_ms, updated_ms)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (session_id, binding) DO UPDATE SET runtime = excluded.runtime, agent_session_id = excluded.agent_session_id,
+	how = excluded.how, status = excluded.status, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`
+	sqlUpsertTurn = `INSERT INTO turns (session_id, turn, started_ms, ended_ms, stop_reason, error, usage_json, input_tokens, output_tokens)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (session_id, turn) DO UPDATE SET started_ms = excluded.started_ms, ended_ms = excluded.ended_ms,
+	stop_reason = excluded.stop_reason, error = excluded.error, usage_json = excluded.usage_json,
+	input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens`
+	sqlDelFTSRange = `DELETE FROM messages_fts WHERE rowid BETWEEN ? AND ?`
+	sqlDelFTSRow   = `DELETE FROM messages_fts WHERE rowid = ?`
+	sqlInsFTS      = `INSERT INTO messages_fts (rowid, text, session_id, turn, role, entry) VALUES (?, ?, ?, ?, ?, ?)`
+	sqlDelTurns    = `DELETE FROM turns WHERE session_id = ?`
+	sqlDelBindings = `DELETE FROM bindings WHERE session_id = ?`
+)
+
+// writeStmts are prepared on the writer connection when the index opens.
+// (Preparing one later, while a transaction holds that only connection,
+// would wait forever.)
+var writeStmts = []string{sqlSessionNum, sqlNextNum, sqlUpsertSess, sqlUpsertBinding, sqlUpsertTurn,
+	sqlDelFTSRange, sqlDelFTSRow, sqlInsFTS, sqlDelTurns, sqlDelBindings}
+
+// prepareWrites prepares writeStmts.
+func (ix *Index) prepareWrites(ctx context.Context) error {
+	ix.stmts = make(map[string]*sql.Stmt, len(writeStmts))
+	for _, q := range writeStmts {
+		s, err := ix.w.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		ix.stmts[q] = s
+	}
+	return nil
+}
+
+// stmt returns one of writeStmts for use in tx.
+func (ix *Index) stmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	s := ix.stmts[query]
+	if s == nil {
+		return nil, fmt.Errorf("statement not prepared: %s", query)
+	}
+	return tx.StmtContext(ctx, s), nil
+}
+
+// exec runs a prepared statement in tx.
+func (ix *Index) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	s, err := ix.stmt(ctx, tx, query)
+	if err != nil {
+		return err
+	}
+	_, err = s.ExecContext(ctx, args...)
+	return err
+}
+
+func ftsRange(num int64) (lo, hi int64) { return num << 32, num<<32 | 0xffffffff }
+
+// writeBatch writes one session's batch in tx.
+func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, b *batch) error {
+	x, info := b.x, b.info
+	reset := b.reset
+	if x.num == 0 {
+		err := tx.QueryRowContext(ctx, sqlSessionNum, info.ID).Scan(&x.num)
+		if errors.Is(err, sql.ErrNoRows) {
+			// A new session has no old rows to reset. (Skipping the
+			// delete also matters for speed: a query on messages_fts
+			// makes FTS5 flush its pending terms mid-transaction.)
+			reset = false
+			err = tx.QueryRowContext(ctx, sqlNextNum).Scan(&x.num)
+		}
+		if err != nil {
+			return fmt.Errorf("session %s: %w", info.ID, err)
+		}
+	}
+	if reset {
+		lo, hi := ftsRange(x.num)
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{{sqlDelFTSRange, []any{lo, hi}}, {sqlDelTurns, []any{info.ID}}, {sqlDelBindings, []any{info.ID}}} {
+			if err := ix.exec(ctx, tx, q.sql, q.args...); err != nil {
+				return fmt.Errorf("session %s: reset: %w", info.ID, err)
+			}
+		}
+	}
+	if err := ix.exec(ctx, tx, sqlUpsertSess, info.ID, x.num, info.Title, info.Workspace, info.Runtime,
+		info.CreatedMs, info.UpdatedMs, info.Status, info.Turns, info.Messages, info.ToolCalls, info.Updates,
+		info.LastStopReason, b.path, b.size, b.end, info.LastSeq); err != nil {
+		return fmt.Errorf("session %s: %w", info.ID, err)
+	}
+	for _, bd := range b.bindings {
+		if err := ix.exec(ctx, tx, sqlUpsertBinding, info.ID, bd.Binding, bd.Runtime, bd.AgentSessionID, bd.How,
+			bd.Status, bd.CreatedMs, bd.UpdatedMs); err != nil {
+			return fmt.Errorf("session %s: binding %d: %w", info.ID, bd.Binding, err)
+		}
+	}
+	for _, t := range b.turns {
+		if err := ix.exec(ctx, tx, sqlUpsertTurn, info.ID, t.Turn, t.StartedMs, t.EndedMs, t.StopReason, t.Error,
+			string(t.Usage), t.InputTokens, t.OutputTokens); err != nil {
+			return fmt.Errorf("session %s: turn %d: %w", info.ID, t.Turn, err)
+		}
+	}
+	if len(b.rows) == 0 {
+		return nil
+	}
+	ins, err := ix.stmt(ctx, tx, sqlInsFTS)
+	if err != nil {
+		return err
+	}
+	for _, row := range b.rows {
+		rowid := x.num<<32 | int64(row.ordinal)
+		if row.written {
+			if err := ix.exec(ctx, tx, sqlDelFTSRow, rowid); err != nil {
+				return fmt.Errorf("session %s: message %s: %w", info.ID, row.entry, err)
+			}
+		}
+		if _, err := ins.ExecContext(ctx, rowid, string(row.text), info.ID, row.turn, row.role, row.entry); err != nil {
+			return fmt.Errorf("session %s: message %s: %w", info.ID, row.entry, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package store
+
+import "os"
+
+// tryLock is a no-op where flock(2) does not exist: there, two mnote
+// processes on one session are not detected.
+func tryLock(*os.File) (bool, error) { return true, nil }
+
+func unlock(*os.File) error { return nil }

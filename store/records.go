@@ -1,0 +1,151 @@
+package store
+
+import (
+	"encoding/json"
+
+	"mnote/thread"
+)
+
+// Record directions.
+const (
+	DirIn  = "in"  // agent → client
+	DirOut = "out" // client → agent
+	DirApp = "app" // mnote's own records
+)
+
+// Kinds of "in" and "out" records besides the JSON-RPC method names.
+const (
+	KindResponse  = "response"  // a JSON-RPC response
+	KindMalformed = "malformed" // a line that is not a JSON object; data is a JSON string
+)
+
+// ACP methods the index and LoadThread look at.
+const (
+	KindSessionUpdate     = "session/update"
+	KindRequestPermission = "session/request_permission"
+	KindSessionPrompt     = "session/prompt"
+	KindSessionNew        = "session/new"
+	KindSessionLoad       = "session/load"
+	KindSessionResume     = "session/resume"
+)
+
+// Kinds of "app" records; their data are the types below.
+const (
+	KindSession           = "session"            // SessionRecord, first record of every file
+	KindRuntimeBound      = "runtime_bound"      // RuntimeBoundRecord
+	KindRuntimeStatus     = "runtime_status"     // RuntimeStatusRecord
+	KindTurnStarted       = "turn_started"       // TurnStartedRecord
+	KindPrompt            = "prompt"             // PromptRecord
+	KindPermissionAsked   = "permission_asked"   // PermissionAskedRecord
+	KindPermissionDecided = "permission_decided" // PermissionDecidedRecord
+	KindFileWritten       = "file_written"       // FileWrittenRecord
+	KindTurnEnded         = "turn_ended"         // TurnEndedRecord
+	KindError             = "error"              // ErrorRecord
+	KindTitle             = "title"              // TitleRecord
+	KindReplay            = "replay"             // ReplayRecord
+)
+
+// SessionRecord is the data of the first record of a transcript.
+type SessionRecord struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Workspace string `json:"workspace"`
+	CreatedMs int64  `json:"createdMs"`
+}
+
+// Values of RuntimeBoundRecord.How.
+const (
+	HowNew         = "new"
+	HowLoad        = "load"
+	HowResume      = "resume"
+	HowNewFallback = "new_fallback"
+)
+
+// RuntimeBoundRecord says the session is now served by an agent session.
+type RuntimeBoundRecord struct {
+	Binding        int    `json:"binding"`
+	Runtime        string `json:"runtime"`
+	Command        string `json:"command"`
+	AgentSessionID string `json:"agentSessionId"`
+	How            string `json:"how"`
+	Note           string `json:"note,omitempty"`
+}
+
+// RuntimeStatusRecord is a change of a binding's agent process.
+type RuntimeStatusRecord struct {
+	Binding    int    `json:"binding"`
+	Status     string `json:"status"` // ready, exited, failed, needs_auth
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	StderrTail string `json:"stderrTail,omitempty"`
+}
+
+// TurnStartedRecord opens turn Turn (1, 2, ...).
+type TurnStartedRecord struct {
+	Turn int `json:"turn"`
+}
+
+// PromptRecord is the user's prompt of a turn.
+type PromptRecord struct {
+	Turn   int                   `json:"turn"`
+	Blocks []thread.ContentBlock `json:"blocks"`
+	Text   string                `json:"text"`
+}
+
+// PermissionAskedRecord is a session/request_permission shown to the user
+// (or answered by a rule).
+type PermissionAskedRecord struct {
+	Turn       int             `json:"turn"`
+	RequestID  json.RawMessage `json:"requestId"`
+	ToolCallID string          `json:"toolCallId"`
+	Title      string          `json:"title"`
+	Kind       string          `json:"kind"`
+	Options    json.RawMessage `json:"options"`
+}
+
+// PermissionDecidedRecord is the answer to a permission request.
+type PermissionDecidedRecord struct {
+	Turn       int             `json:"turn"`
+	RequestID  json.RawMessage `json:"requestId"`
+	ToolCallID string          `json:"toolCallId"`
+	Outcome    string          `json:"outcome"` // selected, cancelled
+	OptionID   string          `json:"optionId"`
+	OptionKind string          `json:"optionKind"`
+	By         string          `json:"by"` // user, rule, auto, cancel
+}
+
+// FileWrittenRecord is an agent's write to a workspace file.
+type FileWrittenRecord struct {
+	Turn         int    `json:"turn"`
+	Path         string `json:"path"`
+	BeforeSha256 string `json:"beforeSha256"`
+	AfterSha256  string `json:"afterSha256"`
+	Bytes        int64  `json:"bytes"`
+}
+
+// TurnEndedRecord closes a turn.
+type TurnEndedRecord struct {
+	Turn       int    `json:"turn"`
+	StopReason string `json:"stopReason"`
+	Error      string `json:"error,omitempty"`
+	// Usage is {used,size,cost,inputTokens,outputTokens,...}.
+	Usage   json.RawMessage `json:"usage,omitempty"`
+	Updates int             `json:"updates"`
+}
+
+// ErrorRecord is an error shown to the user.
+type ErrorRecord struct {
+	Turn    int    `json:"turn,omitempty"`
+	Message string `json:"message"`
+}
+
+// TitleRecord renames the session.
+type TitleRecord struct {
+	Title string `json:"title"`
+}
+
+// ReplayRecord brackets the session/update lines of an ACP session/load
+// replay.
+type ReplayRecord struct {
+	Phase   string `json:"phase"` // begin, end
+	Dropped int    `json:"dropped,omitempty"`
+}

@@ -1,0 +1,356 @@
+package store
+
+import (
+	"encoding/json"
+	"log/slog"
+	"maps"
+	"slices"
+
+	"mnote/thread"
+)
+
+// This file is the one place that turns transcript records into state:
+// the thread (for LoadThread) and the index rows (for the Indexer, live
+// and in rebuilds).
+
+// SessionInfo is what a transcript says about its session.
+type SessionInfo struct {
+	ID             string
+	Title          string
+	Workspace      string
+	CreatedMs      int64
+	UpdatedMs      int64 // timestamp of the last record
+	Runtime        string
+	Bindings       []Binding
+	Turns          int
+	LastStopReason string
+	// Status is "running" while a turn is open, else the last binding's
+	// runtime status (ready, exited, failed, needs_auth), else "new".
+	Status    string
+	Updates   int // session/update notifications
+	Messages  int // user and assistant messages
+	ToolCalls int
+	LastSeq   int64
+}
+
+// Binding is one runtime binding of a session: an agent session serving it.
+type Binding struct {
+	Binding        int
+	Runtime        string
+	Command        string
+	AgentSessionID string
+	How            string // new, load, resume, new_fallback
+	Note           string
+	Status         string // ready, exited, failed, needs_auth; "" until reported
+	CreatedMs      int64
+	UpdatedMs      int64
+}
+
+// Turn is one prompt turn.
+type Turn struct {
+	Turn         int
+	StartedMs    int64
+	EndedMs      int64
+	StopReason   string
+	Error        string
+	Usage        json.RawMessage // as recorded in turn_ended, nil if none
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// Session statuses beyond the runtime ones.
+const (
+	StatusNew     = "new"
+	StatusRunning = "running"
+	StatusDeleted = "deleted" // indexed from the trash
+)
+
+// ftsRow is one message for messages_fts.
+type ftsRow struct {
+	ordinal int // rowid = session num << 32 | ordinal
+	entry   string
+	turn    int
+	role    string
+	text    []byte
+	written bool // a partial version is in the index already
+	dirty   bool // changed since written
+}
+
+// reducer replays records into a thread and, when index is set, tracks
+// the index rows.
+type reducer struct {
+	th    *thread.Thread
+	info  SessionInfo
+	index bool
+
+	titleSet bool // the title came from mnote, not the agent
+	bindings map[int]*Binding
+	turnOpen bool
+	requests map[string]string      // id of an outgoing session/new|load|resume → method
+	perms    map[string]permRequest // id of an incoming request_permission → its params
+
+	// Index tracking.
+	turns      map[int]*Turn
+	dirtyTurns map[int]bool
+	dirtyBinds map[int]bool
+	open       *ftsRow
+	closed     []*ftsRow
+	end        int64 // End of the last record seen
+}
+
+type permRequest struct {
+	toolCall, options json.RawMessage
+}
+
+func newReducer(id string, index bool) *reducer {
+	r := &reducer{
+		th:       thread.New(),
+		index:    index,
+		bindings: make(map[int]*Binding),
+		requests: make(map[string]string),
+		perms:    make(map[string]permRequest),
+	}
+	r.info.ID = id
+	if index {
+		r.turns = make(map[int]*Turn)
+		r.dirtyTurns = make(map[int]bool)
+		r.dirtyBinds = make(map[int]bool)
+	}
+	return r
+}
+
+// observe applies one record. hint, if not nil, is the decoded update of
+// an "in" session/update record.
+func (r *reducer) observe(rec Record, hint *thread.Update) {
+	var st step
+	decodeStep(rec, hint, &st)
+	r.apply(&st)
+}
+
+// apply applies one decoded record.
+func (r *reducer) apply(st *step) {
+	r.info.LastSeq = st.seq
+	if st.ts > r.info.UpdatedMs {
+		r.info.UpdatedMs = st.ts
+	}
+	if st.end > 0 {
+		r.end = st.end
+	}
+	switch st.dir {
+	case DirIn:
+		switch st.kind {
+		case KindSessionUpdate:
+			r.info.Updates++
+			if st.update != nil {
+				r.applyUpdate(st.update)
+			}
+		case KindRequestPermission:
+			if st.rpcID != "" {
+				r.perms[st.rpcID] = permRequest{toolCall: st.toolCall, options: st.options}
+			}
+		case KindResponse:
+			method, ok := r.requests[st.rpcID]
+			if !ok {
+				return
+			}
+			delete(r.requests, st.rpcID)
+			if method == KindSessionPrompt {
+				if len(st.usage) > 0 {
+					r.th.RecordTurnUsage(st.usage) //nolint:errcheck // unusable usage changes nothing
+				}
+				return
+			}
+			r.th.ApplySessionResult(st.result) //nolint:errcheck // a result we cannot read changes nothing
+		}
+	case DirOut:
+		if st.rpcID != "" {
+			r.requests[st.rpcID] = st.kind
+		}
+	case DirApp:
+		if st.app != nil {
+			r.applyApp(st)
+		}
+	}
+}
+
+func (r *reducer) applyUpdate(u *thread.Update) {
+	before := r.th.Len()
+	ch, err := r.th.Apply(u)
+	if err != nil {
+		return // unknown kinds and unusable updates are skipped, as in the UI
+	}
+	r.track(before, ch)
+	if u.SessionUpdate == thread.KindSessionInfoUpdate && u.Title != nil && !r.titleSet {
+		r.info.Title = *u.Title
+	}
+}
+
+func (r *reducer) applyApp(st *step) {
+	switch a := st.app.(type) {
+	case *SessionRecord:
+		if a.ID != "" && a.ID != r.info.ID {
+			slog.Warn("store: transcript's session id differs from its file name; using the file name", "file", r.info.ID, "record", a.ID)
+		}
+		if a.Title != "" {
+			r.info.Title, r.titleSet = a.Title, true
+		}
+		r.info.Workspace = a.Workspace
+		r.info.CreatedMs = a.CreatedMs
+		if r.info.CreatedMs == 0 {
+			r.info.CreatedMs = st.ts
+		}
+	case *TitleRecord:
+		r.info.Title, r.titleSet = a.Title, true
+	case *RuntimeBoundRecord:
+		row := &Binding{Binding: a.Binding, Runtime: a.Runtime, Command: a.Command, AgentSessionID: a.AgentSessionID,
+			How: a.How, Note: a.Note, CreatedMs: st.ts, UpdatedMs: st.ts}
+		if old := r.bindings[a.Binding]; old != nil {
+			row.CreatedMs = old.CreatedMs
+		}
+		r.bindings[a.Binding] = row
+		r.info.Runtime = a.Runtime
+		r.bindingChanged(a.Binding)
+	case *RuntimeStatusRecord:
+		if b := r.bindings[a.Binding]; b != nil {
+			b.Status, b.UpdatedMs = a.Status, st.ts
+			r.bindingChanged(a.Binding)
+		}
+	case *TurnStartedRecord:
+		r.turnOpen = true
+		r.info.Turns = max(r.info.Turns, a.Turn)
+		if tr := r.turn(a.Turn); tr != nil {
+			tr.StartedMs = st.ts
+		}
+	case *PromptRecord:
+		r.info.Turns = max(r.info.Turns, a.Turn)
+		if tr := r.turn(a.Turn); tr != nil && tr.StartedMs == 0 {
+			tr.StartedMs = st.ts
+		}
+		before := r.th.Len()
+		r.track(before, r.th.AddUserPrompt(a.Blocks))
+	case *PermissionAskedRecord:
+		key := idKey(a.RequestID)
+		req, ok := r.perms[key]
+		delete(r.perms, key)
+		toolCall, options := req.toolCall, req.options
+		if !ok || len(toolCall) == 0 {
+			toolCall, _ = json.Marshal(map[string]string{"toolCallId": a.ToolCallID, "title": a.Title, "kind": a.Kind})
+		}
+		if !ok || len(options) == 0 {
+			options = a.Options
+		}
+		before := r.th.Len()
+		if ch, err := r.th.PermissionRequested(toolCall, options); err == nil {
+			r.track(before, ch)
+		}
+	case *PermissionDecidedRecord:
+		r.th.PermissionResolved(a.ToolCallID, a.Outcome, a.OptionKind)
+	case *turnEnded:
+		stop := a.StopReason
+		if stop == "" && a.Error != "" {
+			stop = "error"
+		}
+		r.th.EndTurn(stop)
+		r.closeMessage()
+		r.turnOpen = false
+		r.info.LastStopReason = stop
+		if tr := r.turn(a.Turn); tr != nil {
+			tr.EndedMs, tr.StopReason, tr.Error = st.ts, stop, a.Error
+			tr.Usage, tr.InputTokens, tr.OutputTokens = a.Usage, a.inputTokens, a.outputTokens
+		}
+	case *ReplayRecord:
+		switch a.Phase {
+		case "begin":
+			r.th.BeginReplay()
+		case "end":
+			r.th.EndReplay()
+			r.closeMessage()
+		}
+	}
+}
+
+// turn returns the index row of a turn, nil when not indexing.
+func (r *reducer) turn(n int) *Turn {
+	if !r.index || n <= 0 {
+		return nil
+	}
+	t := r.turns[n]
+	if t == nil {
+		t = &Turn{Turn: n}
+		r.turns[n] = t
+	}
+	r.dirtyTurns[n] = true
+	return t
+}
+
+func (r *reducer) bindingChanged(n int) {
+	if r.index {
+		r.dirtyBinds[n] = true
+	}
+}
+
+// track follows what a thread call changed: a new entry closes the
+// message that was streaming; a new user or assistant message opens one;
+// an append to the open message adds its text.
+func (r *reducer) track(before int, ch thread.Change) {
+	if r.th.Len() > before {
+		r.closeMessage()
+		switch ch.Kind {
+		case thread.EntryUserMessage, thread.EntryAssistantMessage:
+			r.info.Messages++
+			if !r.index {
+				return
+			}
+			e, _ := r.th.Entry(ch.EntryID)
+			role := "assistant"
+			if ch.Kind == thread.EntryUserMessage {
+				role = "user"
+			}
+			r.open = &ftsRow{ordinal: r.info.Messages - 1, entry: e.ID, turn: e.Turn, role: role, text: []byte(e.Text), dirty: true}
+		case thread.EntryToolCall:
+			r.info.ToolCalls++
+		}
+		return
+	}
+	if r.open != nil && ch.EntryID == r.open.entry && ch.Op == thread.OpAppend {
+		r.open.text = append(r.open.text, ch.Delta...)
+		r.open.dirty = true
+	}
+}
+
+// closeMessage moves the streaming message, if any, to the rows to write.
+func (r *reducer) closeMessage() {
+	if r.open == nil {
+		return
+	}
+	if r.open.dirty && (len(r.open.text) > 0 || r.open.written) {
+		r.closed = append(r.closed, r.open)
+	}
+	r.open = nil
+}
+
+// status computes SessionInfo.Status.
+func (r *reducer) status() string {
+	if r.turnOpen {
+		return StatusRunning
+	}
+	last := 0
+	for n := range r.bindings {
+		last = max(last, n)
+	}
+	if b := r.bindings[last]; b != nil && b.Status != "" {
+		return b.Status
+	}
+	return StatusNew
+}
+
+// sessionInfo returns a copy of the info with bindings and status filled.
+func (r *reducer) sessionInfo() SessionInfo {
+	info := r.info
+	info.Status = r.status()
+	info.Bindings = make([]Binding, 0, len(r.bindings))
+	for _, n := range slices.Sorted(maps.Keys(r.bindings)) {
+		info.Bindings = append(info.Bindings, *r.bindings[n])
+	}
+	return info
+}
