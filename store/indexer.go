@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"mnote/thread"
 )
@@ -21,9 +22,10 @@ const autoFlushEvery = 500 * time.Millisecond
 // and in rebuilds, so the two cannot disagree. It is not safe for
 // concurrent use.
 //
-// A live Indexer writes at most every 500 ms while observing (checked on
-// Observe, no goroutine) and whenever Flush is called; the caller flushes
-// at turn end. An Indexer made by NewIndexer must see the session from its
+// A live Indexer starts a background write at most every 500 ms while
+// observing (checked on Observe; the write runs on its own goroutine so
+// the stream never waits for SQLite) and writes synchronously whenever
+// Flush is called; the caller flushes at turn end. An Indexer made by NewIndexer must see the session from its
 // first record (seq 1): it then replaces whatever the index held for the
 // session. To go on appending to an existing transcript, use
 // ResumeIndexer, which reads the file first.
@@ -40,6 +42,10 @@ type Indexer struct {
 	last    time.Time
 	err     error
 	flushes int // transactions written, for tests
+
+	inflight      chan error // a background write, nil when none runs
+	inflightBatch *batch
+	failed        *batch // a batch whose write failed, to write again
 }
 
 // NewIndexer returns a live Indexer for a session.
@@ -66,10 +72,61 @@ func (x *Indexer) Observe(rec Record, hint *thread.Update) {
 	}
 	x.red.observe(rec, hint)
 	if x.live && time.Since(x.last) >= autoFlushEvery {
-		if err := x.Flush(); err != nil {
-			slog.Warn("store: index flush failed; will retry", "session", x.red.info.ID, "err", err)
+		x.flushBackground()
+	}
+}
+
+// flushBackground writes what is pending on another goroutine, so a
+// session streaming updates never waits for SQLite. At most one such
+// write runs per Indexer; while it does, records keep accumulating for
+// the next one.
+func (x *Indexer) flushBackground() {
+	x.last = time.Now()
+	if x.inflight != nil {
+		select {
+		case err := <-x.inflight:
+			x.finished(err)
+		default:
+			return
 		}
 	}
+	b := x.snapshot()
+	done := make(chan error, 1)
+	x.inflight, x.inflightBatch = done, b
+	go func() { done <- x.write(context.Background(), b) }()
+}
+
+// finished takes the result of a background write.
+func (x *Indexer) finished(err error) {
+	b := x.inflightBatch
+	x.inflight, x.inflightBatch = nil, nil
+	x.err = err
+	if err != nil {
+		slog.Warn("store: index flush failed; will retry", "session", x.red.info.ID, "err", err)
+		x.failed = b // written again, first, with the next batch
+		return
+	}
+	x.flushes++
+}
+
+// wait waits for a background write to end.
+func (x *Indexer) wait() {
+	if x.inflight != nil {
+		x.finished(<-x.inflight)
+	}
+}
+
+// write writes b (after the batch that failed before it, if any) in one
+// transaction.
+func (x *Indexer) write(ctx context.Context, b *batch) error {
+	return x.ix.writeTx(ctx, func(tx *sql.Tx) error {
+		if b.prev != nil {
+			if err := x.ix.writeBatch(ctx, tx, b.prev); err != nil {
+				return err
+			}
+		}
+		return x.ix.writeBatch(ctx, tx, b)
+	})
 }
 
 // Info returns what the Indexer knows about the session.
@@ -88,18 +145,38 @@ func (x *Indexer) Flush() error {
 
 func (x *Indexer) flush(ctx context.Context) error {
 	x.last = time.Now()
+	x.wait()
 	if !x.started {
 		return nil
 	}
-	b := x.batch()
-	err := x.ix.writeTx(ctx, func(tx *sql.Tx) error { return x.ix.writeBatch(ctx, tx, b) })
+	b := x.snapshot()
+	err := x.write(ctx, b)
 	x.err = err
 	if err != nil {
+		x.failed = b
 		return err
 	}
 	x.flushes++
-	x.committed(b)
 	return nil
+}
+
+// snapshot takes what is pending as a batch that no longer shares mutable
+// state with the reducer (the rows' texts are only ever appended to, so
+// their current length is a stable view), and marks it written: a batch
+// that then fails is kept and written again before the next one.
+func (x *Indexer) snapshot() *batch {
+	b := x.batch()
+	orig := b.rows
+	rows := make([]*ftsRow, len(b.rows))
+	for i, r := range orig {
+		c := *r
+		c.text = r.text[:len(r.text):len(r.text)]
+		rows[i] = &c
+	}
+	b.rows = rows
+	b.prev, x.failed = x.failed, nil
+	x.committed(orig)
+	return b
 }
 
 // batch is what one flush of one session writes.
@@ -113,6 +190,7 @@ type batch struct {
 	bindings []Binding
 	turns    []Turn
 	rows     []*ftsRow
+	prev     *batch // a failed earlier batch, written first
 }
 
 func (x *Indexer) batch() *batch {
@@ -133,12 +211,12 @@ func (x *Indexer) batch() *batch {
 }
 
 // committed clears what b wrote.
-func (x *Indexer) committed(b *batch) {
+func (x *Indexer) committed(rows []*ftsRow) {
 	r := x.red
 	x.reset = false
 	clear(r.dirtyBinds)
 	clear(r.dirtyTurns)
-	for _, row := range b.rows {
+	for _, row := range rows {
 		row.written, row.dirty = true, false
 	}
 	r.closed = nil
@@ -271,9 +349,25 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, b *batch) error {
 				return fmt.Errorf("session %s: message %s: %w", info.ID, row.entry, err)
 			}
 		}
-		if _, err := ins.ExecContext(ctx, rowid, string(row.text), info.ID, row.turn, row.role, row.entry); err != nil {
+		if _, err := ins.ExecContext(ctx, rowid, indexedText(row.text), info.ID, row.turn, row.role, row.entry); err != nil {
 			return fmt.Errorf("session %s: message %s: %w", info.ID, row.entry, err)
 		}
 	}
 	return nil
+}
+
+// MaxIndexedMessage is how much of one message the full-text index keeps:
+// tokenizing a 20 MiB answer costs more than a second, and a search hit
+// needs no more than the start of it. The transcript keeps it all.
+const MaxIndexedMessage = 1 << 20
+
+func indexedText(b []byte) string {
+	if len(b) <= MaxIndexedMessage {
+		return string(b)
+	}
+	cut := MaxIndexedMessage
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut])
 }

@@ -159,11 +159,26 @@ func (ix *Index) ResumeIndexer(ctx context.Context, path string) (*Indexer, erro
 	if err != nil {
 		return nil, err
 	}
+	x.live = true
+	// When the index already covers the whole file (the usual case: the
+	// session was indexed when it was written), its rows stand; only what
+	// comes next is written. Rewriting them would cost a second per
+	// hundred thousand updates for nothing.
+	var num, indexed int64
+	err = ix.r.QueryRowContext(ctx, `SELECT num, indexed_bytes FROM sessions WHERE id = ?`, x.red.info.ID).Scan(&num, &indexed)
+	if err == nil && indexed == x.red.end && num != 0 {
+		x.num = num
+		rows := x.red.closed
+		if x.red.open != nil {
+			rows = append(rows, x.red.open)
+		}
+		x.committed(rows)
+		return x, nil
+	}
 	x.reset = true
 	if err := x.flush(ctx); err != nil {
 		return nil, err
 	}
-	x.live = true
 	return x, nil
 }
 
@@ -341,7 +356,7 @@ func (ix *Index) flushAll(ctx context.Context, xs []*Indexer) error {
 		return err
 	}
 	for i, x := range xs {
-		x.committed(batches[i])
+		x.committed(batches[i].rows)
 	}
 	return nil
 }
