@@ -204,7 +204,7 @@ func (x *Indexer) batch() *batch {
 		b.turns = append(b.turns, *r.turns[n])
 	}
 	b.rows = r.closed
-	if r.open != nil && r.open.dirty && len(r.open.text) > 0 {
+	if r.open != nil && r.open.dirty && len(r.open.text) > 0 && (len(b.rows) == 0 || b.rows[len(b.rows)-1] != r.open) {
 		b.rows = append(b.rows[:len(b.rows):len(b.rows)], r.open)
 	}
 	return b

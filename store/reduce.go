@@ -94,6 +94,8 @@ type reducer struct {
 	dirtyTurns map[int]bool
 	dirtyBinds map[int]bool
 	open       *ftsRow
+	last       *ftsRow // the newest row, which a short answer may extend
+	openEntry  string  // the thread entry streaming into open
 	closed     []*ftsRow
 	end        int64 // End of the last record seen
 }
@@ -289,6 +291,9 @@ func (r *reducer) bindingChanged(n int) {
 	}
 }
 
+// mergeRowBytes bounds the assistant text merged into one index row.
+const mergeRowBytes = 2048
+
 // track follows what a thread call changed: a new entry closes the
 // message that was streaming; a new user or assistant message opens one;
 // an append to the open message adds its text.
@@ -306,13 +311,24 @@ func (r *reducer) track(before int, ch thread.Change) {
 			if ch.Kind == thread.EntryUserMessage {
 				role = "user"
 			}
+			// Short answers split by thoughts and tool calls share one
+			// row (up to mergeRowBytes): a search hit lands on the first
+			// of them, and the index writes a tenth of the rows.
+			if l := r.last; l != nil && role == "assistant" && l.role == role && l.turn == e.Turn && len(l.text) < mergeRowBytes {
+				l.text = append(append(l.text, '\n'), e.Text...)
+				l.entry += " " + e.ID
+				l.dirty = true
+				r.open, r.openEntry = l, e.ID
+				return
+			}
 			r.open = &ftsRow{ordinal: r.info.Messages - 1, entry: e.ID, turn: e.Turn, role: role, text: []byte(e.Text), dirty: true}
+			r.last, r.openEntry = r.open, e.ID
 		case thread.EntryToolCall:
 			r.info.ToolCalls++
 		}
 		return
 	}
-	if r.open != nil && ch.EntryID == r.open.entry && ch.Op == thread.OpAppend {
+	if r.open != nil && ch.EntryID == r.openEntry && ch.Op == thread.OpAppend {
 		r.open.text = append(r.open.text, ch.Delta...)
 		r.open.dirty = true
 	}
@@ -324,7 +340,9 @@ func (r *reducer) closeMessage() {
 		return
 	}
 	if r.open.dirty && (len(r.open.text) > 0 || r.open.written) {
-		r.closed = append(r.closed, r.open)
+		if n := len(r.closed); n == 0 || r.closed[n-1] != r.open {
+			r.closed = append(r.closed, r.open)
+		}
 	}
 	r.open = nil
 }

@@ -14,7 +14,10 @@ type Hit struct {
 	Title     string
 	Turn      int
 	Role      string // user, assistant
-	Entry     string // the thread entry id ("e12")
+	Entry     string // the thread entry id ("e12") of the (first) message
+	// Entries are the ids of every message the hit covers: short answers
+	// of one turn split by thoughts or tool calls are indexed together.
+	Entries []string
 	// Snippet is the matching part of the message with the matched terms
 	// between « and », and … where text was cut.
 	Snippet string
@@ -92,6 +95,10 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]Hit, er
 	for _, h := range hits {
 		if s := sessions[h.SessionID]; s.status != StatusDeleted && len(out) < limit {
 			h.Title = s.title
+			h.Entries = strings.Fields(h.Entry)
+			if len(h.Entries) > 0 {
+				h.Entry = h.Entries[0]
+			}
 			out = append(out, h)
 		}
 	}
