@@ -14,8 +14,13 @@ import (
 	"mnote/thread"
 )
 
-// autoFlushEvery is how often a live Indexer writes while records stream.
-const autoFlushEvery = 500 * time.Millisecond
+// A live Indexer writes while records stream every autoFlushEvery, or
+// sooner after autoFlushRecords records, so that a flood is indexed on
+// another core while it arrives rather than all at the end of the turn.
+const (
+	autoFlushEvery   = 500 * time.Millisecond
+	autoFlushRecords = 8192
+)
 
 // Indexer maps one session's transcript records to index rows. The same
 // code runs live (the session's goroutine calls Observe after each Append)
@@ -43,6 +48,7 @@ type Indexer struct {
 	err     error
 	flushes int // transactions written, for tests
 
+	pending       int        // records observed since the last write started
 	inflight      chan error // a background write, nil when none runs
 	inflightBatch *batch
 	failed        *batch // a batch whose write failed, to write again
@@ -71,7 +77,11 @@ func (x *Indexer) Observe(rec Record, hint *thread.Update) {
 		}
 	}
 	x.red.observe(rec, hint)
-	if x.live && time.Since(x.last) >= autoFlushEvery {
+	if !x.live {
+		return
+	}
+	x.pending++
+	if x.pending >= autoFlushRecords || x.pending&255 == 0 && time.Since(x.last) >= autoFlushEvery {
 		x.flushBackground()
 	}
 }
@@ -81,7 +91,7 @@ func (x *Indexer) Observe(rec Record, hint *thread.Update) {
 // write runs per Indexer; while it does, records keep accumulating for
 // the next one.
 func (x *Indexer) flushBackground() {
-	x.last = time.Now()
+	x.last, x.pending = time.Now(), 0
 	if x.inflight != nil {
 		select {
 		case err := <-x.inflight:
@@ -144,7 +154,7 @@ func (x *Indexer) Flush() error {
 }
 
 func (x *Indexer) flush(ctx context.Context) error {
-	x.last = time.Now()
+	x.last, x.pending = time.Now(), 0
 	x.wait()
 	if !x.started {
 		return nil
