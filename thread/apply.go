@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	gojson "github.com/goccy/go-json"
 	"maps"
 	"math"
 	"slices"
@@ -73,7 +74,7 @@ func (t *Thread) apply(u *Update) (Change, error) {
 		t.currentMode = *u.CurrentModeID
 		return Change{Op: OpMeta, Kind: MetaMode}, nil
 	case KindConfigOptionUpdate:
-		if !isNull(u.ConfigOptions) && !json.Valid(u.ConfigOptions) {
+		if !isNull(u.ConfigOptions) && !gojson.Valid(u.ConfigOptions) {
 			return Change{}, fmt.Errorf("thread: %s: malformed configOptions: %w", u.SessionUpdate, ErrInvalidUpdate)
 		}
 		t.configOptions = nil
@@ -111,7 +112,7 @@ func decodeList[T any](raw json.RawMessage, out *[]T) error {
 		*out = nil
 		return nil
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := gojson.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
 	}
 	return nil
@@ -180,12 +181,12 @@ func chunkContent(raw json.RawMessage) (string, *Block, error) {
 		return "", nil, nil
 	}
 	var cb ContentBlock
-	if err := json.Unmarshal(raw, &cb); err != nil {
-		if i := skipWS(raw, 0); i < len(raw) && raw[i] == '{' && json.Valid(raw) {
+	if err := gojson.Unmarshal(raw, &cb); err != nil {
+		if i := skipWS(raw, 0); i < len(raw) && raw[i] == '{' && gojson.Valid(raw) {
 			var typ struct {
 				Type string `json:"type"`
 			}
-			_ = json.Unmarshal(raw, &typ) // best effort: the type may be the odd field
+			_ = gojson.Unmarshal(raw, &typ) // best effort: the type may be the odd field
 			return "", &Block{Type: typ.Type, Raw: cloneRaw(raw)}, nil
 		}
 		return "", nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
@@ -239,7 +240,7 @@ func (t *Thread) noteMetaUsage(meta json.RawMessage) bool {
 	var m struct {
 		Usage json.RawMessage `json:"usage"`
 	}
-	if err := json.Unmarshal(meta, &m); err != nil {
+	if err := gojson.Unmarshal(meta, &m); err != nil {
 		return false // _meta is free-form; a shape we do not know is ignored
 	}
 	tokens, _ := parseTokens(m.Usage)
@@ -266,7 +267,7 @@ func parseTokens(raw json.RawMessage) (map[string]int64, error) {
 		return nil, nil
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	if err := gojson.Unmarshal(raw, &fields); err != nil {
 		return nil, err
 	}
 	out := make(map[string]int64, len(fields))
@@ -379,7 +380,7 @@ func (t *Thread) ApplySessionResult(result json.RawMessage) (Change, error) {
 		} `json:"modes"`
 		ConfigOptions json.RawMessage `json:"configOptions"`
 	}
-	if err := json.Unmarshal(result, &r); err != nil {
+	if err := gojson.Unmarshal(result, &r); err != nil {
 		return Change{}, fmt.Errorf("thread: session result: %w: %w", ErrInvalidUpdate, err)
 	}
 	if r.Modes == nil && r.ConfigOptions == nil {

@@ -3,7 +3,7 @@ package thread
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
+	gojson "github.com/goccy/go-json"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -295,7 +295,7 @@ func skipValue(b []byte, i int) (int, bool) {
 			case '}', ']':
 				depth--
 				if depth == 0 {
-					return j + 1, json.Valid(b[i : j+1])
+					return j + 1, gojson.Valid(b[i : j+1])
 				}
 			}
 		}
@@ -309,6 +309,6 @@ func skipValue(b []byte, i int) (int, bool) {
 			}
 			j++
 		}
-		return j, j > i && json.Valid(b[i:j])
+		return j, j > i && gojson.Valid(b[i:j])
 	}
 }

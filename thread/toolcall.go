@@ -3,6 +3,7 @@ package thread
 import (
 	"encoding/json"
 	"fmt"
+	gojson "github.com/goccy/go-json"
 	"strings"
 )
 
@@ -105,7 +106,7 @@ func isFinal(status string) bool {
 // tool_call_update) and marks it awaiting_permission with the options.
 func (t *Thread) PermissionRequested(toolCall json.RawMessage, options json.RawMessage) (Change, error) {
 	var u Update
-	if err := json.Unmarshal(toolCall, &u); err != nil {
+	if err := gojson.Unmarshal(toolCall, &u); err != nil {
 		return Change{}, fmt.Errorf("thread: permission toolCall: %w: %w", ErrInvalidUpdate, err)
 	}
 	var opts []PermissionOption
