@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	gojson "github.com/goccy/go-json"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // Apply applies one session/update. It returns what changed, or an error

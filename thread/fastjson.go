@@ -3,11 +3,12 @@ package thread
 import (
 	"bytes"
 	"encoding/binary"
-	gojson "github.com/goccy/go-json"
 	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // textBlock returns the text of a ContentBlock {"type":"text","text":...}

@@ -3,8 +3,9 @@ package thread
 import (
 	"encoding/json"
 	"fmt"
-	gojson "github.com/goccy/go-json"
 	"strings"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // applyToolCall creates or merges a tool call from a tool_call or
