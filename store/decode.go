@@ -25,6 +25,8 @@ type step struct {
 	toolCall, options json.RawMessage // in request_permission
 
 	app any // app records: *SessionRecord, *TitleRecord, ...
+
+	applied *applied // what the owner of a shared thread got, if anything
 }
 
 // turnEnded is a TurnEndedRecord with its token counts read.

@@ -59,6 +59,39 @@ func (ix *Index) NewIndexer(sessionID string) *Indexer {
 	return &Indexer{ix: ix, red: newReducer(sessionID, true), live: true, last: time.Now()}
 }
 
+// NewSharedIndexer returns a live Indexer for a new session that reads
+// th, the session's own thread, instead of keeping a copy of it: the
+// session applies every change itself and reports it with ObserveApplied
+// (half the memory and CPU of a private copy).
+func (ix *Index) NewSharedIndexer(sessionID string, th *thread.Thread) *Indexer {
+	x := ix.NewIndexer(sessionID)
+	x.red.th, x.red.shared = th, true
+	return x
+}
+
+// Thread is the thread the Indexer follows: for an Indexer from
+// ResumeIndexer, the session's thread rebuilt from its transcript.
+func (x *Indexer) Thread() *thread.Thread { return x.red.th }
+
+// Share hands the Indexer's thread to the live session (see
+// NewSharedIndexer): from now on the session mutates it and reports with
+// ObserveApplied.
+func (x *Indexer) Share() { x.red.shared = true }
+
+// ObserveApplied is Observe for a shared thread. For the records that
+// correspond to a thread call — an "in" session/update (Apply), an app
+// prompt (AddUserPrompt), an app permission_asked (PermissionRequested) —
+// the session passes the thread's length before the call and the change
+// it returned; ok false means the call changed nothing (an unknown update
+// kind). For other records it is the same as Observe.
+func (x *Indexer) ObserveApplied(rec Record, hint *thread.Update, before int, ch thread.Change, ok bool) {
+	var ap *applied
+	if ok {
+		ap = &applied{before: before, ch: ch}
+	}
+	x.observe(rec, hint, ap)
+}
+
 // SetPath records the transcript file in the session's row. Without it
 // the row keeps the path it had.
 func (x *Indexer) SetPath(path string) { x.path = path }
@@ -69,6 +102,10 @@ func (x *Indexer) SetPath(path string) { x.path = path }
 // how much of the file it covers, set rec.End to Writer.Size() after the
 // Append. A failed automatic flush is logged and retried on the next one.
 func (x *Indexer) Observe(rec Record, hint *thread.Update) {
+	x.observe(rec, hint, nil)
+}
+
+func (x *Indexer) observe(rec Record, hint *thread.Update, ap *applied) {
 	if !x.started {
 		x.started = true
 		x.reset = rec.Seq <= 1
@@ -76,7 +113,11 @@ func (x *Indexer) Observe(rec Record, hint *thread.Update) {
 			slog.Warn("store: indexer started mid-transcript; its counts start at zero", "session", x.red.info.ID, "seq", rec.Seq)
 		}
 	}
-	x.red.observe(rec, hint)
+	if x.red.shared {
+		x.red.observeApplied(rec, hint, ap)
+	} else {
+		x.red.observe(rec, hint)
+	}
 	if !x.live {
 		return
 	}

@@ -95,6 +95,10 @@ type reducer struct {
 	dirtyBinds map[int]bool
 	open       *ftsRow
 	last       *ftsRow // the newest row, which a short answer may extend
+	// shared: th belongs to a live session, which applies every change
+	// itself and tells the reducer what it got (see Indexer.ObserveApplied);
+	// the reducer then never mutates th.
+	shared bool
 	openEntry  string  // the thread entry streaming into open
 	closed     []*ftsRow
 	end        int64 // End of the last record seen
@@ -129,6 +133,21 @@ func (r *reducer) observe(rec Record, hint *thread.Update) {
 	r.apply(&st)
 }
 
+// applied is what the owner of a shared thread got from the call that
+// corresponds to a record: the thread's length before it and the change.
+type applied struct {
+	before int
+	ch     thread.Change
+}
+
+// observeApplied is observe for a shared thread.
+func (r *reducer) observeApplied(rec Record, hint *thread.Update, ap *applied) {
+	var st step
+	decodeStep(rec, hint, &st)
+	st.applied = ap
+	r.apply(&st)
+}
+
 // apply applies one decoded record.
 func (r *reducer) apply(st *step) {
 	r.info.LastSeq = st.seq
@@ -143,7 +162,14 @@ func (r *reducer) apply(st *step) {
 		switch st.kind {
 		case KindSessionUpdate:
 			r.info.Updates++
-			if st.update != nil {
+			if r.shared {
+				if st.applied != nil {
+					r.track(st.applied.before, st.applied.ch)
+				}
+				if u := st.update; u != nil && u.SessionUpdate == thread.KindSessionInfoUpdate && u.Title != nil && !r.titleSet {
+					r.info.Title = *u.Title
+				}
+			} else if st.update != nil {
 				r.applyUpdate(st.update)
 			}
 		case KindRequestPermission:
@@ -156,6 +182,9 @@ func (r *reducer) apply(st *step) {
 				return
 			}
 			delete(r.requests, st.rpcID)
+			if r.shared {
+				return
+			}
 			if method == KindSessionPrompt {
 				if len(st.usage) > 0 {
 					r.th.RecordTurnUsage(st.usage) //nolint:errcheck // unusable usage changes nothing
@@ -228,9 +257,21 @@ func (r *reducer) applyApp(st *step) {
 		if tr := r.turn(a.Turn); tr != nil && tr.StartedMs == 0 {
 			tr.StartedMs = st.ts
 		}
+		if r.shared {
+			if st.applied != nil {
+				r.track(st.applied.before, st.applied.ch)
+			}
+			return
+		}
 		before := r.th.Len()
 		r.track(before, r.th.AddUserPrompt(a.Blocks))
 	case *PermissionAskedRecord:
+		if r.shared {
+			if st.applied != nil {
+				r.track(st.applied.before, st.applied.ch)
+			}
+			return
+		}
 		key := idKey(a.RequestID)
 		req, ok := r.perms[key]
 		delete(r.perms, key)
@@ -246,13 +287,17 @@ func (r *reducer) applyApp(st *step) {
 			r.track(before, ch)
 		}
 	case *PermissionDecidedRecord:
-		r.th.PermissionResolved(a.ToolCallID, a.Outcome, a.OptionKind)
+		if !r.shared {
+			r.th.PermissionResolved(a.ToolCallID, a.Outcome, a.OptionKind)
+		}
 	case *turnEnded:
 		stop := a.StopReason
 		if stop == "" && a.Error != "" {
 			stop = "error"
 		}
-		r.th.EndTurn(stop)
+		if !r.shared {
+			r.th.EndTurn(stop)
+		}
 		r.closeMessage()
 		r.turnOpen = false
 		r.info.LastStopReason = stop
@@ -263,9 +308,13 @@ func (r *reducer) applyApp(st *step) {
 	case *ReplayRecord:
 		switch a.Phase {
 		case "begin":
-			r.th.BeginReplay()
+			if !r.shared {
+				r.th.BeginReplay()
+			}
 		case "end":
-			r.th.EndReplay()
+			if !r.shared {
+				r.th.EndReplay()
+			}
 			r.closeMessage()
 		}
 	}

@@ -25,9 +25,11 @@ type Recorder interface {
 }
 
 // Indexer is told about every record written, to keep the index current
-// (a *store.Indexer).
+// (a *store.Indexer sharing the session's thread: for the records that
+// change the thread, it is told what the change was).
 type Indexer interface {
 	Observe(rec store.Record, hint *thread.Update)
+	ObserveApplied(rec store.Record, hint *thread.Update, before int, ch thread.Change, ok bool)
 	Flush() error
 }
 
@@ -161,26 +163,44 @@ func (s *Session) Binding() *Binding {
 // record writes one record; the first failure is kept and stops the turn.
 // Called with s.mu held.
 func (s *Session) record(dir, kind string, data []byte, hint *thread.Update) {
-	if s.writeErr != nil {
-		return
-	}
-	rec, err := s.rec.AppendRecord(dir, kind, data)
-	if err != nil {
-		s.failWrite(err)
-		return
-	}
-	if s.ix != nil {
+	if rec, ok := s.append(dir, kind, data); ok && s.ix != nil {
 		s.ix.Observe(rec, hint)
 	}
 }
 
+// append writes one record; false when the transcript has failed.
+func (s *Session) append(dir, kind string, data []byte) (store.Record, bool) {
+	if s.writeErr != nil {
+		return store.Record{}, false
+	}
+	rec, err := s.rec.AppendRecord(dir, kind, data)
+	if err != nil {
+		s.failWrite(err)
+		return rec, false
+	}
+	return rec, true
+}
+
+// applied tells the index what a thread call changed for rec.
+func (s *Session) applied(rec store.Record, written bool, hint *thread.Update, before int, ch thread.Change, ok bool) {
+	if written && s.ix != nil {
+		s.ix.ObserveApplied(rec, hint, before, ch, ok)
+	}
+}
+
 func (s *Session) recordApp(kind string, v any) {
+	if b, ok := s.encode(kind, v); ok {
+		s.record("app", kind, b, nil)
+	}
+}
+
+func (s *Session) encode(kind string, v any) ([]byte, bool) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		s.log.Error("app record not encoded", "kind", kind, "err", err)
-		return
+		return nil, false
 	}
-	s.record("app", kind, b, nil)
+	return b, true
 }
 
 func (s *Session) failWrite(err error) {
@@ -240,8 +260,11 @@ func (s *Session) Update(u *thread.Update, line []byte) {
 	if s.replay == 2 {
 		return // history the thread already has (session/load)
 	}
-	s.record("in", "session/update", line, u)
+	// On disk (in the buffer) first, then shown.
+	rec, written := s.append("in", "session/update", line)
+	before := s.th.Len()
 	ch, err := s.th.Apply(u)
+	s.applied(rec, written, u, before, ch, err == nil)
 	if err != nil {
 		s.log.Debug("update skipped", "kind", u.SessionUpdate, "err", err)
 		return
@@ -280,12 +303,15 @@ func (s *Session) Bad(err error, line []byte) {
 func (s *Session) RequestPermission(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionDecision, error) {
 	opts, _ := json.Marshal(req.Options)
 	s.mu.Lock()
+	turn := s.turn
+	data, _ := s.encode("permission_asked", map[string]any{"turn": turn, "toolCallId": req.ToolCallID, "title": req.Title, "kind": req.Kind, "options": req.Options})
+	rec, written := s.append("app", "permission_asked", data)
+	before := s.th.Len()
 	ch, err := s.th.PermissionRequested(req.ToolCall, opts)
+	s.applied(rec, written, nil, before, ch, err == nil)
 	if err != nil {
 		s.log.Warn("permission request not shown in the thread", "err", err)
 	}
-	turn := s.turn
-	s.recordApp("permission_asked", map[string]any{"turn": turn, "toolCallId": req.ToolCallID, "title": req.Title, "kind": req.Kind, "options": req.Options})
 	if s.obs != nil {
 		s.obs.Event(&Event{Type: EvPermission, Permission: req, Change: ch})
 	}

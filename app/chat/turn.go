@@ -148,8 +148,11 @@ func (s *Session) Prompt(ctx context.Context, blocks []thread.ContentBlock) (*Tu
 	turn := s.turn
 	start := s.updates
 	s.recordApp("turn_started", map[string]any{"turn": turn})
-	s.recordApp("prompt", map[string]any{"turn": turn, "blocks": blocks, "text": promptText(blocks)})
+	data, _ := s.encode("prompt", map[string]any{"turn": turn, "blocks": blocks, "text": promptText(blocks)})
+	rec, written := s.append("app", "prompt", data)
+	before := s.th.Len()
 	ch := s.th.AddUserPrompt(blocks)
+	s.applied(rec, written, nil, before, ch, true)
 	if s.obs != nil {
 		s.obs.Event(&Event{Type: EvTurnStarted, Change: ch})
 	}
@@ -177,14 +180,14 @@ func (s *Session) Prompt(ctx context.Context, blocks []thread.ContentBlock) (*Tu
 		tr.Error = err.Error()
 	}
 	changes := s.th.EndTurn(stop)
-	rec := map[string]any{"turn": turn, "stopReason": tr.StopReason, "updates": tr.Updates}
+	ended := map[string]any{"turn": turn, "stopReason": tr.StopReason, "updates": tr.Updates}
 	if len(tr.Usage) > 0 {
-		rec["usage"] = tr.Usage
+		ended["usage"] = tr.Usage
 	}
 	if tr.Error != "" {
-		rec["error"] = tr.Error
+		ended["error"] = tr.Error
 	}
-	s.recordApp("turn_ended", rec)
+	s.recordApp("turn_ended", ended)
 	s.sync()
 	if s.writeErr != nil && err == nil {
 		err = s.writeErr

@@ -104,10 +104,11 @@ func (c *promptCmd) run(e *env, text string) int {
 	// Continue a session, or start one.
 	var prior *priorSession
 	if c.session != "" {
-		prior, err = st.loadPrior(c.session)
+		prior, err = st.continuePrior(c.session)
 		if err != nil {
 			return fail(exitUsage, err)
 		}
+		defer prior.close()
 		if c.agent == "" && c.agentCmd == "" {
 			c.agentCmd = prior.command
 			if prior.runtime != "" && prior.runtime != "custom" {

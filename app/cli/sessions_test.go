@@ -91,8 +91,28 @@ func TestIndexRebuildsFromTranscripts(t *testing.T) {
 			t.Fatalf("prompt: %s", r.stderr)
 		}
 	}
+	// A richer session, continued once: thoughts, tools, a permission,
+	// answers split by tool calls (indexed together), a plan.
+	r := h.run("prompt", "--json", "--approve", "all", "--agent-cmd", h.agentCmd(""), acptest.Steps(
+		`{"thought":"consider the estuary"}`, `{"message":"Rivers meet the sea","chunk":3}`,
+		`{"toolCall":{"toolCallId":"t1","title":"Read delta.md","kind":"read","status":"pending"}}`,
+		`{"permission":{"toolCall":{"toolCallId":"t1"}}}`, `{"toolCallUpdate":{"toolCallId":"t1","status":"completed"}}`,
+		`{"message":" at the mangrove delta"}`, `{"plan":[{"content":"map","priority":"high","status":"pending"}]}`))
+	id := r.last()["sessionId"].(string)
+	if r := h.run("prompt", "--session", id, acptest.Steps(`{"message":"tidal flats"}`)); r.code != 0 {
+		t.Fatalf("continue: %s", r.stderr)
+	}
 	before := h.run("sessions", "--json").stdout
 	hits := h.run("search", "--json", "rivers").stdout
+	for _, q := range []string{"mangrove", "tidal", "estuary"} {
+		hq := h.run("search", "--json", q).stdout
+		if q == "estuary" && strings.Contains(hq, `"Role": "assistant"`) {
+			t.Errorf("thoughts are indexed: %s", hq) // (the prompt holds the word too)
+		}
+		if q != "estuary" && !strings.Contains(hq, id) {
+			t.Errorf("search %q: %s", q, hq)
+		}
+	}
 	db := filepath.Join(h.home, "data", "mnote.db")
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		os.Remove(db + suffix)
@@ -101,13 +121,18 @@ func TestIndexRebuildsFromTranscripts(t *testing.T) {
 	var a, b []map[string]any
 	json.Unmarshal([]byte(before), &a)
 	json.Unmarshal([]byte(after), &b)
-	if len(a) != 2 || !reflect.DeepEqual(a, b) {
+	if len(a) != 3 || !reflect.DeepEqual(a, b) {
 		t.Fatalf("sessions before:\n%s\nafter:\n%s", before, after)
 	}
 	if h.run("search", "--json", "rivers").stdout != hits || !strings.Contains(hits, "rivers") {
 		t.Fatalf("search differs after rebuild: %s", hits)
 	}
-	if r := h.run("reindex"); r.code != 0 || !strings.Contains(r.stdout, "2 sessions") {
+	for _, q := range []string{"mangrove", "tidal"} {
+		if !strings.Contains(h.run("search", "--json", q).stdout, id) {
+			t.Errorf("search %q after rebuild", q)
+		}
+	}
+	if r := h.run("reindex"); r.code != 0 || !strings.Contains(r.stdout, "3 sessions") {
 		t.Fatalf("reindex: %s %s", r.stdout, r.stderr)
 	}
 }

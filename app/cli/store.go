@@ -48,7 +48,8 @@ func (st *sessionStore) Close() error { return st.ix.Close() }
 
 func (st *sessionStore) transcriptPath(id string) string { return st.paths.TranscriptPath(id) }
 
-// priorSession is a recorded session to continue.
+// priorSession is a recorded session: read for show/export, or opened to
+// continue (then w and x are set and hold the transcript).
 type priorSession struct {
 	id, workspace    string
 	runtime, command string
@@ -56,6 +57,24 @@ type priorSession struct {
 	turns, bindings  int
 	th               *thread.Thread
 	info             *store.SessionInfo
+	w                *store.Writer
+	x                *store.Indexer
+}
+
+func (p *priorSession) fill(info *store.SessionInfo) {
+	p.info, p.workspace, p.turns, p.bindings = info, info.Workspace, info.Turns, len(info.Bindings)
+	if n := len(info.Bindings); n > 0 {
+		b := info.Bindings[n-1]
+		p.runtime, p.command, p.agentSessionID = b.Runtime, b.Command, b.AgentSessionID
+	}
+}
+
+// close releases a continued session's transcript when it was not used.
+func (p *priorSession) close() {
+	if p != nil && p.w != nil {
+		p.w.Close()
+		p.w = nil
+	}
 }
 
 // resolveID accepts a full session id or a unique prefix of one.
@@ -96,36 +115,48 @@ func (st *sessionStore) loadPrior(id string) (*priorSession, error) {
 	if stats.Corrupt > 0 {
 		st.e.warn("session %s: %d corrupt transcript lines were skipped", id, stats.Corrupt)
 	}
-	p := &priorSession{id: id, workspace: info.Workspace, turns: info.Turns, bindings: len(info.Bindings), th: th, info: info}
-	if n := len(info.Bindings); n > 0 {
-		b := info.Bindings[n-1]
-		p.runtime, p.command, p.agentSessionID = b.Runtime, b.Command, b.AgentSessionID
+	p := &priorSession{id: id, th: th}
+	p.fill(info)
+	return p, nil
+}
+
+// continuePrior opens a recorded session to continue it: its transcript
+// for appending (locked against other writers, a torn tail repaired) and
+// its thread, rebuilt in the same pass that brings its index up to date.
+func (st *sessionStore) continuePrior(id string) (*priorSession, error) {
+	id, err := st.resolveID(id)
+	if err != nil {
+		return nil, err
 	}
+	path := st.paths.TranscriptPath(id)
+	w, err := store.OpenTranscript(path, store.WriterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	x, err := st.ix.ResumeIndexer(context.Background(), path)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	x.Share()
+	info := x.Info()
+	p := &priorSession{id: id, th: x.Thread(), w: w, x: x}
+	p.fill(&info)
 	return p, nil
 }
 
 // openSession opens the transcript (a new one, or the prior session's for
 // appending) and makes the chat session around it.
 func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime string, obs chat.Observer, broker acp.PermissionBroker) (*chat.Session, error) {
-	ctx := context.Background()
 	cfg := chat.Config{Workspace: cwd, Observer: obs, Broker: broker, Logger: st.e.log}
 	if prior != nil {
-		path := st.paths.TranscriptPath(prior.id)
-		w, err := store.OpenTranscript(path, store.WriterOptions{})
-		if err != nil {
-			return nil, err
-		}
-		ix, err := st.ix.ResumeIndexer(ctx, path)
-		if err != nil {
-			w.Close()
-			return nil, err
-		}
-		cfg.ID, cfg.Recorder, cfg.Indexer = prior.id, w, ix
+		cfg.ID, cfg.Recorder, cfg.Indexer = prior.id, prior.w, prior.x
 		cfg.Thread, cfg.Turns, cfg.Bindings = prior.th, prior.turns, prior.bindings
 		cfg.Workspace = prior.workspace
 		if cwd != "" {
 			cfg.Workspace = cwd
 		}
+		prior.w = nil // the session owns it now
 		return chat.New(cfg), nil
 	}
 	id := strings.ToLower(ulid.Make().String())
@@ -139,9 +170,10 @@ func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime str
 	if err != nil {
 		return nil, err
 	}
-	x := st.ix.NewIndexer(id)
+	th := thread.New()
+	x := st.ix.NewSharedIndexer(id, th)
 	x.SetPath(path)
-	cfg.ID, cfg.Recorder, cfg.Indexer = id, w, x
+	cfg.ID, cfg.Recorder, cfg.Indexer, cfg.Thread = id, w, x, th
 	s := chat.New(cfg)
 	if err := s.Start(titleFrom(title)); err != nil {
 		s.Close()
