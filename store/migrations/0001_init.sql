@@ -73,8 +73,9 @@ CREATE TABLE sync_outbox (
     last_error TEXT NOT NULL DEFAULT ''
 );
 
--- One row per user or assistant message. The prefix indexes make
--- search-as-you-type (the last word is a prefix) fast on big indexes.
+-- One row per user or assistant message (short answers of one turn
+-- share a row). The 3-character prefix index makes search-as-you-type
+-- (the last word, 3+ characters, is a prefix) fast on big indexes.
 CREATE VIRTUAL TABLE messages_fts USING fts5 (
     text,
     session_id UNINDEXED,
@@ -82,7 +83,7 @@ CREATE VIRTUAL TABLE messages_fts USING fts5 (
     role UNINDEXED,
     entry UNINDEXED,
     tokenize = 'unicode61 remove_diacritics 2',
-    prefix = '2 3 4'
+    prefix = '3'
 );
 
 -- A bigger buffer of pending terms (default 1 MB) writes fewer, larger
