@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"time"
-	"unicode/utf8"
 
 	"mnote/thread"
 )
@@ -413,12 +413,9 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, b *batch) error {
 const MaxIndexedMessage = 1 << 20
 
 func indexedText(b []byte) string {
-	if len(b) <= MaxIndexedMessage {
+	if len(b) < MaxIndexedMessage {
 		return string(b)
 	}
-	cut := MaxIndexedMessage
-	for cut > 0 && !utf8.RuneStart(b[cut]) {
-		cut--
-	}
-	return string(b[:cut])
+	// Cut, and drop a character the cut split.
+	return strings.ToValidUTF8(string(b[:MaxIndexedMessage]), "")
 }

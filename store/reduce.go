@@ -98,10 +98,10 @@ type reducer struct {
 	// shared: th belongs to a live session, which applies every change
 	// itself and tells the reducer what it got (see Indexer.ObserveApplied);
 	// the reducer then never mutates th.
-	shared bool
-	openEntry  string  // the thread entry streaming into open
-	closed     []*ftsRow
-	end        int64 // End of the last record seen
+	shared    bool
+	openEntry string // the thread entry streaming into open
+	closed    []*ftsRow
+	end       int64 // End of the last record seen
 }
 
 type permRequest struct {
@@ -355,7 +355,7 @@ func (r *reducer) track(before int, ch thread.Change) {
 			if !r.index {
 				return
 			}
-			e, _ := r.th.Entry(ch.EntryID)
+			turn, text, _ := r.th.EntryHead(ch.EntryID, MaxIndexedMessage)
 			role := "assistant"
 			if ch.Kind == thread.EntryUserMessage {
 				role = "user"
@@ -363,22 +363,22 @@ func (r *reducer) track(before int, ch thread.Change) {
 			// Short answers split by thoughts and tool calls share one
 			// row (up to mergeRowBytes): a search hit lands on the first
 			// of them, and the index writes a tenth of the rows.
-			if l := r.last; l != nil && role == "assistant" && l.role == role && l.turn == e.Turn && len(l.text) < mergeRowBytes {
-				l.text = append(append(l.text, '\n'), e.Text...)
-				l.entry += " " + e.ID
+			if l := r.last; l != nil && role == "assistant" && l.role == role && l.turn == turn && len(l.text) < mergeRowBytes {
+				l.text = append(append(l.text, '\n'), text...)
+				l.entry += " " + ch.EntryID
 				l.dirty = true
-				r.open, r.openEntry = l, e.ID
+				r.open, r.openEntry = l, ch.EntryID
 				return
 			}
-			r.open = &ftsRow{ordinal: r.info.Messages - 1, entry: e.ID, turn: e.Turn, role: role, text: []byte(e.Text), dirty: true}
-			r.last, r.openEntry = r.open, e.ID
+			r.open = &ftsRow{ordinal: r.info.Messages - 1, entry: ch.EntryID, turn: turn, role: role, text: []byte(text), dirty: true}
+			r.last, r.openEntry = r.open, ch.EntryID
 		case thread.EntryToolCall:
 			r.info.ToolCalls++
 		}
 		return
 	}
-	if r.open != nil && ch.EntryID == r.openEntry && ch.Op == thread.OpAppend {
-		r.open.text = append(r.open.text, ch.Delta...)
+	if r.open != nil && ch.EntryID == r.openEntry && ch.Op == thread.OpAppend && len(r.open.text) < MaxIndexedMessage {
+		r.open.text = append(r.open.text, ch.Delta[:min(len(ch.Delta), MaxIndexedMessage-len(r.open.text))]...)
 		r.open.dirty = true
 	}
 }

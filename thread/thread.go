@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Entry kinds.
@@ -298,6 +299,26 @@ func (t *Thread) Entry(id string) (Entry, bool) {
 		return Entry{}, false
 	}
 	return t.entries[i].export(), true
+}
+
+// EntryHead returns an entry's turn and at most the first max bytes of
+// its text (cut at a character boundary) without copying the rest: for
+// an index that keeps only the start of very long messages.
+func (t *Thread) EntryHead(id string, max int) (turn int, head string, ok bool) {
+	i, ok := t.index(id)
+	if !ok {
+		return 0, "", false
+	}
+	e := t.entries[i]
+	text := e.text
+	if len(text) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut]
+	}
+	return e.turn, string(text), true
 }
 
 // ToolCall returns a copy of the tool call with the given ACP toolCallId.
