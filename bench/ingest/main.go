@@ -128,7 +128,7 @@ func run(runs, n, hugeMiB int, mnoteBin, agentBin string) error {
 			mnote: func(persist bool) (result, error) {
 				return mnote(mnoteBin, env, persist, "prompt", "--json", "--session", seed.SessionID, "--agent-cmd", agentCmd, "--cwd", ws, `[]`)
 			},
-			events: n + 1,
+			events: n, // the replay is dropped (the session has it), not counted again
 		},
 		{
 			name: fmt.Sprintf("one %d MiB chunk", hugeMiB),
@@ -193,48 +193,46 @@ func cmdEnv(c *exec.Cmd, env []string) *exec.Cmd {
 	return c
 }
 
-// mnote runs mnote with stdout to /dev/null and counts the updates from
-// its final "stop" line on a copy of the last bytes.
+// mnote runs mnote with stdout to /dev/null, as a user would pipe it
+// away, then reads how many updates the session received from the index
+// (`mnote sessions --json`: the newest session is this run's).
 func mnote(bin string, env []string, persist bool, args ...string) (result, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	if !persist {
 		cmd.Env = append(slices.Clone(env), "MNOTE_BENCH_NO_PERSIST=1")
 	}
-	tail := &tailWriter{}
-	cmd.Stdout = tail
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return result{}, err
+	}
+	defer devnull.Close()
+	cmd.Stdout = devnull
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
 		return result{}, fmt.Errorf("%w: %s", err, stderr.String())
 	}
-	var stop struct {
-		Type    string `json:"type"`
-		Updates int    `json:"updates"`
-	}
-	last := strings.TrimSpace(string(tail.b))
-	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
-		last = last[i+1:]
-	}
-	if json.Unmarshal([]byte(last), &stop) != nil || stop.Type != "stop" {
-		return result{}, fmt.Errorf("no stop line: %q", last)
-	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return result{wall: wall, rssKB: ru.Maxrss, events: stop.Updates}, nil
-}
-
-// tailWriter discards its input but keeps the last 4 KiB.
-type tailWriter struct{ b []byte }
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > 8192 {
-		t.b = append(t.b[:0], t.b[len(t.b)-4096:]...)
+	res := result{wall: wall, rssKB: ru.Maxrss}
+	if !persist {
+		return res, nil // nothing recorded to count from
 	}
-	return len(p), nil
+	out, err := cmdEnv(exec.Command(bin, "sessions", "--json", "--limit", "1"), env).Output()
+	if err != nil {
+		return result{}, fmt.Errorf("mnote sessions: %w", err)
+	}
+	var rows []struct {
+		Updates int `json:"updates"`
+	}
+	if err := json.Unmarshal(out, &rows); err != nil || len(rows) == 0 {
+		return result{}, fmt.Errorf("mnote sessions: %q", out)
+	}
+	res.events = rows[0].Updates
+	return res, nil
 }
 
 // reference is the plain client loop: it starts the agent, runs
