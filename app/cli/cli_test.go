@@ -164,6 +164,11 @@ func TestPromptExitCodes(t *testing.T) {
 			}
 		})
 	}
+	// The agent's stderr is kept in a log file under the state folder.
+	b, err := os.ReadFile(filepath.Join(h.home, "logs", "agent-custom.log"))
+	if err != nil || !strings.Contains(string(b), "boom") || !strings.Contains(string(b), "crashing with 9") {
+		t.Errorf("agent log: %q %v", b, err)
+	}
 }
 
 // SIGINT cancels the turn cleanly: the agent gets session/cancel, the
@@ -255,4 +260,36 @@ func wait(t *testing.T, d time.Duration, cond func() bool) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return false
+}
+
+// On a terminal, --approve ask (the default) asks, and the choice goes to
+// the agent. `script` gives the command a pseudo-terminal.
+func TestPromptAsksOnTerminal(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script (util-linux) not installed")
+	}
+	h := newHarness(t)
+	steps := acptest.Steps(`{"permission":{"toolCall":{"toolCallId":"x","title":"Delete notes","kind":"delete"}}}`)
+	c := exec.CommandContext(t.Context(), scriptBin, "-q", "-e", "-c", h.bin+" prompt --agent-cmd "+h.agent+" '"+steps+"'", "/dev/null")
+	c.Env = append(os.Environ(), "MNOTE_HOME="+h.home)
+	stdin, _ := c.StdinPipe()
+	var out strings.Builder
+	c.Stdout = &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !wait(t, 20*time.Second, func() bool { return strings.Contains(out.String(), "Choose a number") }) {
+		c.Process.Kill()
+		t.Fatalf("no question on the terminal: %q", out.String())
+	}
+	stdin.Write([]byte("3\n")) // Reject
+	if err := c.Wait(); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	for _, want := range []string{"Delete notes [delete]", "3) Reject (reject_once)", "permission: selected reject"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in %q", want, out.String())
+		}
+	}
 }
