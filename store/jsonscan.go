@@ -250,9 +250,10 @@ var safeASCII = func() (t [256]bool) {
 	return t
 }()
 
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
+// AppendJSONString appends s as a JSON string (encoding/json's escaping
+// without the HTML escapes, for hand-built JSON lines). Invalid UTF-8 becomes
 // U+FFFD so the output is always valid JSON.
-func appendJSONString(dst []byte, s string) []byte {
+func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -256,7 +256,7 @@ func appendRecord(dst []byte, seq, ts int64, dir, kind string, data []byte) []by
 	dst = append(dst, `,"dir":"`...)
 	dst = append(dst, dir...)
 	dst = append(dst, `","kind":`...)
-	dst = appendJSONString(dst, kind)
+	dst = AppendJSONString(dst, kind)
 	dst = append(dst, `,"data":`...)
 	dst = append(dst, data...)
 	return append(dst, '}', '\n')
@@ -291,7 +291,7 @@ func MalformedData(line []byte) []byte {
 		s = s[:cut]
 	}
 	out := make([]byte, 0, len(s)+len(suffix)+16)
-	return appendJSONString(out, string(s)+suffix)
+	return AppendJSONString(out, string(s)+suffix)
 }
 
 // Flush writes the buffered records to the file (no fsync).

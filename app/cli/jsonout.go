@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"mnote/store"
 )
 
 // lineWriter writes lines through a buffer that is flushed on demand or, for
@@ -69,71 +70,19 @@ func (lw *lineWriter) Flush() error {
 	return lw.err
 }
 
-// appendString appends s as a JSON string (the escaping encoding/json
-// uses, minus HTML escaping).
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigit[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-const hexDigit = "0123456789abcdef"
-
 // jsonLine builds one output object field by field.
 type jsonLine struct{ b []byte }
 
 func (j *jsonLine) start(typ string) {
 	j.b = append(j.b[:0], `{"type":`...)
-	j.b = appendString(j.b, typ)
+	j.b = store.AppendJSONString(j.b, typ)
 }
 
 func (j *jsonLine) str(k, v string) {
 	j.b = append(j.b, ',')
-	j.b = appendString(j.b, k)
+	j.b = store.AppendJSONString(j.b, k)
 	j.b = append(j.b, ':')
-	j.b = appendString(j.b, v)
+	j.b = store.AppendJSONString(j.b, v)
 }
 
 func (j *jsonLine) optStr(k string, v *string) {
@@ -144,7 +93,7 @@ func (j *jsonLine) optStr(k string, v *string) {
 
 func (j *jsonLine) int(k string, v int64) {
 	j.b = append(j.b, ',')
-	j.b = appendString(j.b, k)
+	j.b = store.AppendJSONString(j.b, k)
 	j.b = append(j.b, ':')
 	j.b = strconv.AppendInt(j.b, v, 10)
 }
@@ -154,7 +103,7 @@ func (j *jsonLine) raw(k string, v json.RawMessage) {
 		return
 	}
 	j.b = append(j.b, ',')
-	j.b = appendString(j.b, k)
+	j.b = store.AppendJSONString(j.b, k)
 	j.b = append(j.b, ':')
 	j.b = append(j.b, v...)
 }
