@@ -179,15 +179,21 @@ func (a *Agent) watchExit() {
 		a.conn.close(a.proc.ExitError())
 		a.proc.stdout.Close()
 	}
+	sessions := a.sessionList()
+	for _, s := range sessions {
+		s.cancelPermissions()
+	}
+}
+
+// sessionList returns the agent's sessions.
+func (a *Agent) sessionList() []*Session {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	sessions := make([]*Session, 0, len(a.sessions))
 	for _, s := range a.sessions {
 		sessions = append(sessions, s)
 	}
-	a.mu.Unlock()
-	for _, s := range sessions {
-		s.cancelPermissions()
-	}
+	return sessions
 }
 
 // Pid is the agent's process id.
@@ -214,12 +220,7 @@ func (a *Agent) Authenticate(ctx context.Context, methodID string) error {
 // Stop cancels running turns, answers pending permission requests
 // cancelled, and stops the process gracefully.
 func (a *Agent) Stop() {
-	a.mu.Lock()
-	sessions := make([]*Session, 0, len(a.sessions))
-	for _, s := range a.sessions {
-		sessions = append(sessions, s)
-	}
-	a.mu.Unlock()
+	sessions := a.sessionList()
 	for _, s := range sessions {
 		if s.inTurn() {
 			s.Cancel()
@@ -339,12 +340,7 @@ func (a *Agent) notification(method string, params json.RawMessage, line []byte)
 // every session of this agent, so their transcripts keep it.
 func (a *Agent) bad(err error, line []byte) {
 	a.log.Warn("agent line skipped", "err", err, "bytes", len(line))
-	a.mu.Lock()
-	sessions := make([]*Session, 0, len(a.sessions))
-	for _, s := range a.sessions {
-		sessions = append(sessions, s)
-	}
-	a.mu.Unlock()
+	sessions := a.sessionList()
 	for _, s := range sessions {
 		s.h.Bad(err, line)
 	}
