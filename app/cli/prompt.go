@@ -260,8 +260,21 @@ func safeName(s string) string {
 	}, s)
 }
 
+// commandLine joins a command and its arguments as a shell would read
+// them back (it is recorded, and `--session` runs it again).
 func commandLine(path string, args []string) string {
-	return strings.TrimSpace(path + " " + strings.Join(args, " "))
+	words := make([]string, 0, len(args)+1)
+	for _, w := range append([]string{path}, args...) {
+		words = append(words, shellQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.:=@%+,-") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 func dimIf(on bool, s string) string {

@@ -213,3 +213,52 @@ func TestRmRestoreExportSearch(t *testing.T) {
 		t.Errorf("transcript mode %v", st.Mode())
 	}
 }
+
+// Without session/load, continuing uses session/resume; without either, a
+// new agent session, and the user is told.
+func TestContinueWithResumeOrNewBinding(t *testing.T) {
+	for _, tc := range []struct {
+		name, scenario, how, note string
+	}{
+		{"resume", `{"loadSession":false,"resume":true}`, "resume", ""},
+		{"new binding", `{"loadSession":false}`, "new_fallback", "cannot load or resume"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			r := h.run("prompt", "--json", "--agent-cmd", h.agentCmd(tc.scenario), acptest.Steps(`{"message":"one"}`))
+			id := r.last()["sessionId"].(string)
+			r = h.run("prompt", "--json", "--session", id, acptest.Steps(`{"message":"two"}`))
+			if r.code != 0 || r.lines[0]["how"] != tc.how || !strings.Contains(r.stderr, tc.note) {
+				t.Fatalf("continue: %d %v %q", r.code, r.lines[0], r.stderr)
+			}
+			var v struct {
+				Info struct{ Bindings []struct{ How string } }
+			}
+			json.Unmarshal([]byte(h.run("show", "--json", id).stdout), &v)
+			if len(v.Info.Bindings) != 2 || v.Info.Bindings[1].How != tc.how {
+				t.Fatalf("bindings %+v", v.Info.Bindings)
+			}
+		})
+	}
+}
+
+// A second mnote cannot write to a session another one has open.
+func TestSessionBusy(t *testing.T) {
+	h := newHarness(t)
+	r := h.run("prompt", "--json", "--agent-cmd", h.agentCmd(""), acptest.Steps(`{"message":"one"}`))
+	id := r.last()["sessionId"].(string)
+	c := h.cmd("prompt", "--json", "--session", id, acptest.Steps(`{"message":"long"}`, `{"sleepMs":3000}`))
+	out, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && !strings.Contains(sc.Text(), "long") {
+	}
+	r = h.run("prompt", "--session", id, "x")
+	c.Process.Kill()
+	c.Wait()
+	if r.code == 0 || !strings.Contains(r.stderr, "open in another mnote process") {
+		t.Fatalf("second writer: %d %q", r.code, r.stderr)
+	}
+}
