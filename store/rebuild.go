@@ -27,6 +27,7 @@ func (ix *Index) Rebuild(ctx context.Context, dir string, progress func(done, to
 		return err
 	}
 	start := time.Now()
+	defer ix.bigCache(ctx)()
 	if err := ix.writeTx(ctx, ix.clearDerived); err != nil {
 		return err
 	}
