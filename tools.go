@@ -5,6 +5,7 @@ package tools
 import (
 	_ "github.com/adrg/xdg"
 	_ "github.com/coder/acp-go-sdk"
+	_ "github.com/coder/websocket"
 	_ "github.com/goccy/go-json"
 	_ "github.com/google/shlex"
 	_ "github.com/mattn/go-sqlite3"
