@@ -51,6 +51,13 @@
 // the transcripts that are gone, and a corrupt database file is moved aside
 // and recreated empty by OpenIndex (Reconcile then refills it). Transcript
 // records become index rows through one piece of code, the Indexer, used
-// both live and for rebuilds; it replays the records into a thread.Thread
-// so search hits name the same entry ids ("e1", "e2", ...) as the UI.
+// both live and for rebuilds. In a rebuild it replays the records into a
+// thread.Thread of its own; live, it follows the session's own thread (the
+// session applies each change once and reports it, ObserveApplied), so
+// search hits name the same entry ids ("e1", "e2", ...) as the UI either
+// way. Live writes happen in batches on a goroutine of the Indexer's (every
+// 500 ms or 8,192 records), never one UPDATE per chunk and never on the
+// goroutine reading the agent; the caller's Flush at turn end writes the
+// rest. Short answers of one turn split by thoughts and tool calls share a
+// full-text row; the first MiB of a message is indexed.
 package store
