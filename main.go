@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"embed"
+	"io/fs"
 	"log/slog"
 	"os"
 	"runtime"
@@ -17,7 +18,9 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 
+	"mnote/app"
 	"mnote/app/cli"
+	"mnote/store"
 )
 
 //go:embed all:frontend/dist
@@ -28,6 +31,10 @@ var icon []byte
 
 func main() {
 	if len(os.Args) > 1 {
+		// `mnote serve` serves the same page as the window.
+		if dist, err := fs.Sub(assets, "frontend/dist"); err == nil {
+			cli.Assets = dist
+		}
 		os.Exit(cli.Main(os.Args[1:]))
 	}
 
@@ -39,8 +46,14 @@ func main() {
 		os.Exit(1)
 	}
 
-	a := &desktop{log: log}
-	err := wails.Run(&options.App{
+	emitter := &app.WailsEmitter{}
+	svc, err := app.New(app.Config{Paths: store.DefaultPaths(), Emitter: emitter, Logger: log, ClientVersion: cli.Version})
+	if err != nil {
+		log.Error("mnote's data folder could not be opened", "err", err)
+		os.Exit(1)
+	}
+	a := &desktop{log: log, emitter: emitter, svc: svc}
+	err = wails.Run(&options.App{
 		Title:            "mnote",
 		Width:            1200,
 		Height:           800,
@@ -52,7 +65,8 @@ func main() {
 		OnStartup:        a.startup,
 		OnDomReady:       a.domReady,
 		OnShutdown:       a.shutdown,
-		Bind:             []any{}, // services are bound by a later change
+		// One bound method, window.go.app.Bridge.Call (see app/API.md).
+		Bind: []any{svc.Bridge()},
 		Linux: &linux.Options{
 			Icon:             icon,
 			ProgramName:      "mnote", // matches StartupWMClass in build/linux/mnote.desktop
@@ -60,25 +74,35 @@ func main() {
 		},
 	})
 	if err != nil {
+		svc.Shutdown()
 		log.Error("window failed", "err", err)
 		os.Exit(1)
 	}
+	svc.Shutdown() // normally done by OnShutdown already
 }
 
 // desktop holds the window's lifecycle hooks.
 type desktop struct {
-	log *slog.Logger
-	ctx context.Context // Wails runtime context, set in startup
+	log     *slog.Logger
+	ctx     context.Context // Wails runtime context, set in startup
+	emitter *app.WailsEmitter
+	svc     *app.Services
 }
 
 func (d *desktop) startup(ctx context.Context) {
 	d.ctx = ctx
+	d.emitter.SetContext(ctx)
 	d.log.Info("mnote window starting", "version", cli.Version)
 }
 
 func (d *desktop) domReady(context.Context) { d.log.Info("page loaded") }
 
-func (d *desktop) shutdown(context.Context) { d.log.Info("mnote window shut down") }
+// shutdown stops every agent (pending permission requests are answered
+// cancelled) and closes the transcripts.
+func (d *desktop) shutdown(context.Context) {
+	d.svc.Shutdown()
+	d.log.Info("mnote window shut down")
+}
 
 // wailsLogger sends Wails' own log lines to slog.
 type wailsLogger struct{ l *slog.Logger }

@@ -106,6 +106,7 @@ type connHandler interface {
 }
 
 type pendingCall struct {
+	key    string
 	ch     chan callResult
 	tap    LineTap
 	method string
@@ -237,9 +238,18 @@ func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 // call sends a request and waits for its response, the context, or the
 // connection's end.
 func (c *conn) call(ctx context.Context, method string, params any, tap LineTap) (json.RawMessage, error) {
+	pc, err := c.start(method, params, tap)
+	if err != nil {
+		return nil, err
+	}
+	return c.wait(ctx, pc)
+}
+
+// start sends a request; wait waits for its response.
+func (c *conn) start(method string, params any, tap LineTap) (*pendingCall, error) {
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
-	pc := &pendingCall{ch: make(chan callResult, 1), tap: tap, method: method}
+	pc := &pendingCall{ch: make(chan callResult, 1), tap: tap, method: method, key: key}
 	c.mu.Lock()
 	if c.closed {
 		err := c.err
@@ -261,14 +271,18 @@ func (c *conn) call(ctx context.Context, method string, params any, tap LineTap)
 		c.mu.Unlock()
 		return nil, err
 	}
+	return pc, nil
+}
+
+func (c *conn) wait(ctx context.Context, pc *pendingCall) (json.RawMessage, error) {
 	select {
 	case r := <-pc.ch:
 		return r.result, r.err
 	case <-ctx.Done():
 		c.mu.Lock()
-		delete(c.pending, key)
+		delete(c.pending, pc.key)
 		c.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w", method, context.Cause(ctx))
+		return nil, fmt.Errorf("%s: %w", pc.method, context.Cause(ctx))
 	}
 }
 

@@ -215,3 +215,29 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A cancel right as the turn starts still reaches the agent after the
+// prompt (never before it), so the turn ends cancelled without a kill.
+func TestCancelImmediately(t *testing.T) {
+	a := startAgent(t, "", acp.Options{CancelGrace: 20 * time.Second})
+	s, _ := newSession(t, a, newRecorder(), nil)
+	for range 20 {
+		done := make(chan struct{})
+		go func() { // cancel as early as the turn allows
+			for {
+				select {
+				case <-done:
+					return
+				default:
+					s.Cancel()
+					time.Sleep(50 * time.Microsecond)
+				}
+			}
+		}()
+		res, err := s.Prompt(t.Context(), textPrompt(acptest.Steps(`{"waitForCancel":true}`)))
+		close(done)
+		if err != nil || res.StopReason != acp.StopCancelled || res.Killed {
+			t.Fatalf("res %+v err %v", res, err)
+		}
+	}
+}

@@ -68,6 +68,7 @@ type Session struct {
 	turn       bool
 	cancelled  bool
 	cancelCh   chan struct{} // closed by Cancel during a turn
+	sent       bool          // the turn's session/prompt is on the wire
 	permCtx    context.Context
 	permCancel context.CancelFunc
 }
@@ -188,7 +189,7 @@ func (s *Session) Prompt(ctx context.Context, blocks []thread.ContentBlock) (*Pr
 		s.mu.Unlock()
 		return nil, errors.New("a turn is already running in this session")
 	}
-	s.turn, s.cancelled = true, false
+	s.turn, s.cancelled, s.sent = true, false, false
 	cancelCh := make(chan struct{})
 	s.cancelCh = cancelCh
 	if s.permCtx.Err() != nil {
@@ -205,9 +206,23 @@ func (s *Session) Prompt(ctx context.Context, blocks []thread.ContentBlock) (*Pr
 		raw json.RawMessage
 		err error
 	}
+	// The request is on the wire before any session/cancel for it: a
+	// Cancel that comes first only marks the turn, and the cancel is sent
+	// here right after the prompt.
+	pc, err := s.a.conn.start("session/prompt", promptParams{SessionID: s.id, Prompt: blocks}, s.h)
+	if err != nil {
+		return nil, s.a.describe(err)
+	}
+	s.mu.Lock()
+	s.sent = true
+	cancelNow := s.cancelled
+	s.mu.Unlock()
+	if cancelNow {
+		s.sendCancel()
+	}
 	done := make(chan result, 1)
 	go func() {
-		raw, err := s.a.conn.call(context.Background(), "session/prompt", promptParams{SessionID: s.id, Prompt: blocks}, s.h)
+		raw, err := s.a.conn.wait(context.Background(), pc)
 		done <- result{raw, err}
 	}()
 
@@ -270,8 +285,15 @@ func (s *Session) Cancel() {
 	}
 	s.cancelled = true
 	close(s.cancelCh)
+	sent := s.sent
 	s.mu.Unlock()
 	s.cancelPermissions()
+	if sent {
+		s.sendCancel()
+	}
+}
+
+func (s *Session) sendCancel() {
 	if err := s.a.conn.notify("session/cancel", acpsdk.CancelNotification{SessionId: acpsdk.SessionId(s.id)}, s.h); err != nil {
 		s.a.log.Warn("session/cancel not sent", "err", err)
 	}

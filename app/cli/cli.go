@@ -51,6 +51,7 @@ With no arguments mnote opens its window. Commands (no display needed):
   rm         move a session to the trash (restore brings it back)
   restore    bring a session back from the trash
   reindex    rebuild the session index from the transcripts
+  serve      serve the UI to a browser (loopback, with an access token)
   version    print the version
 
 Run 'mnote COMMAND -h' for a command's options. MNOTE_HOME=DIR keeps all
@@ -92,6 +93,8 @@ func (e *env) run(args []string) int {
 		return e.runPrompt(rest)
 	case "agents":
 		return e.runAgents(rest)
+	case "serve":
+		return e.runServe(rest)
 	default:
 		if h, ok := sessionCommands[cmd]; ok {
 			return h(e, rest)

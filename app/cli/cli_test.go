@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -274,7 +275,7 @@ func TestPromptAsksOnTerminal(t *testing.T) {
 	c := exec.CommandContext(t.Context(), scriptBin, "-q", "-e", "-c", h.bin+" prompt --agent-cmd "+h.agent+" '"+steps+"'", "/dev/null")
 	c.Env = append(os.Environ(), "MNOTE_HOME="+h.home)
 	stdin, _ := c.StdinPipe()
-	var out strings.Builder
+	var out syncBuffer
 	c.Stdout = &out
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -292,4 +293,22 @@ func TestPromptAsksOnTerminal(t *testing.T) {
 			t.Errorf("missing %q in %q", want, out.String())
 		}
 	}
+}
+
+// syncBuffer is a strings.Builder safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

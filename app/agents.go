@@ -1,0 +1,359 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"mnote/acp"
+	"mnote/acp/runtimes"
+)
+
+// Agent statuses.
+const (
+	AgentReady      = "ready"
+	AgentMissing    = "missing"
+	AgentNeedsLogin = "needs_login"
+	AgentFailed     = "failed"
+)
+
+// Agent is one agent the user can pick (API.md "Agent").
+type Agent struct {
+	Name       string   `json:"name"`
+	Title      string   `json:"title"`
+	Command    string   `json:"command"`
+	Args       []string `json:"args"`
+	Builtin    bool     `json:"builtin"`
+	Status     string   `json:"status"`
+	Path       string   `json:"path,omitempty"`
+	Hint       string   `json:"hint,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	StderrTail string   `json:"stderrTail,omitempty"`
+}
+
+// AuthMethod is one way to log in to an agent.
+type AuthMethod struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// AgentCheck is what agents.check found (API.md "AgentCheck").
+type AgentCheck struct {
+	Name         string       `json:"name"`
+	AgentName    string       `json:"agentName"`
+	AgentVersion string       `json:"agentVersion"`
+	Protocol     int          `json:"protocol"`
+	LoadSession  bool         `json:"loadSession"`
+	AuthMethods  []AuthMethod `json:"authMethods"`
+	StartMs      int64        `json:"startMs"`
+}
+
+// AgentStatusEvent is the data of agent:status.
+type AgentStatusEvent struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// agentState is what starting an agent last showed (detection alone
+// cannot tell that an agent needs a login or crashes at start).
+type agentState struct {
+	status, err, stderrTail string
+}
+
+// noteAgent remembers how starting an agent went and tells the page.
+func (s *Services) noteAgent(name string, err error) {
+	st := agentState{status: AgentReady}
+	if err != nil {
+		e := errorFrom("", err)
+		st = agentState{status: AgentFailed, err: e.Message, stderrTail: e.Details}
+		switch e.Code {
+		case CodeNeedsAuth:
+			st.status = AgentNeedsLogin
+		case CodeAgentMissing:
+			st.status = AgentMissing
+		}
+	}
+	s.mu.Lock()
+	old, had := s.agentSt[name]
+	if st.status == AgentReady {
+		delete(s.agentSt, name)
+	} else {
+		s.agentSt[name] = st
+	}
+	s.mu.Unlock()
+	if !had && st.status == AgentReady || had && old == st {
+		return
+	}
+	s.emit(EventAgentStatus, AgentStatusEvent{Name: name, Status: st.status, Error: st.err})
+}
+
+func (s *Services) config() (runtimes.Config, *Error) {
+	cfg, err := runtimes.LoadConfig(s.paths.ConfigFile)
+	if err != nil {
+		return runtimes.Config{}, newError(CodeBadRequest, "%w", err)
+	}
+	return cfg, nil
+}
+
+// runtime finds a named agent.
+func (s *Services) runtime(name string) (runtimes.Runtime, *Error) {
+	if strings.TrimSpace(name) == "" {
+		return runtimes.Runtime{}, badRequest("which agent? give its name (see agents.list)")
+	}
+	cfg, e := s.config()
+	if e != nil {
+		return runtimes.Runtime{}, e
+	}
+	rt, ok := runtimes.Lookup(cfg.Runtimes(), name)
+	if !ok {
+		return runtimes.Runtime{}, &Error{Code: CodeAgentMissing, Message: fmt.Sprintf("there is no agent named %q", name)}
+	}
+	return rt, nil
+}
+
+// resolve finds the agent's executable.
+func (s *Services) resolve(rt runtimes.Runtime) (runtimes.Resolved, *Error) {
+	res, err := s.det.Resolve(rt)
+	if err != nil {
+		e := errorFrom("", err)
+		if e.Code == CodeAgentMissing {
+			e.Details = rt.InstallHint
+		}
+		return runtimes.Resolved{}, e
+	}
+	return res, nil
+}
+
+// startAgent starts an agent process in dir and runs initialize.
+func (s *Services) startAgent(ctx context.Context, rt runtimes.Runtime, res runtimes.Resolved, dir string, initTimeout time.Duration) (*acp.Agent, error) {
+	spec := acp.ProcSpec{
+		Path: res.Path, Args: res.Args, Env: res.Env, Dir: dir,
+		LogFile: filepath.Join(s.paths.LogDir, "agent-"+safeName(rt.Name)+".log"),
+	}
+	opts := acp.Options{
+		InitTimeout: initTimeout, NewSessionTimeout: initTimeout, CancelGrace: s.cfg.CancelGrace,
+		ClientVersion: s.cfg.ClientVersion, Logger: s.log,
+	}
+	a, err := acp.Start(ctx, spec, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s did not start: %w", rt.Title, err)
+	}
+	return a, nil
+}
+
+func (s *Services) agentsList(_ context.Context, _ struct{}) (any, *Error) {
+	return s.listAgents()
+}
+
+func (s *Services) listAgents() ([]Agent, *Error) {
+	cfg, e := s.config()
+	if e != nil {
+		return nil, e
+	}
+	if err := cfg.Validate(); err != nil {
+		s.log.Warn("agent config", "err", err)
+	}
+	statuses := s.det.Status(cfg.Runtimes())
+	s.mu.Lock()
+	known := maps.Clone(s.agentSt)
+	s.mu.Unlock()
+	out := make([]Agent, 0, len(statuses))
+	for _, st := range statuses {
+		rt := st.Runtime
+		a := Agent{Name: rt.Name, Title: rt.Title, Command: rt.Command, Args: rt.Args, Builtin: rt.Builtin,
+			Path: st.Path, Hint: st.Hint, Error: st.Error}
+		if a.Args == nil {
+			a.Args = []string{}
+		}
+		switch {
+		case st.Installed:
+			a.Status = AgentReady
+			if k, ok := known[rt.Name]; ok && k.status != AgentMissing {
+				a.Status, a.Error, a.StderrTail = k.status, k.err, k.stderrTail
+			}
+		case st.Error != "":
+			a.Status = AgentFailed
+		default:
+			a.Status = AgentMissing
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+type nameArgs struct {
+	Name string `json:"name"`
+}
+
+func (s *Services) agentsCheck(ctx context.Context, a nameArgs) (any, *Error) {
+	rt, e := s.runtime(a.Name)
+	if e != nil {
+		return nil, e
+	}
+	res, e := s.resolve(rt)
+	if e != nil {
+		return nil, e
+	}
+	start := time.Now()
+	ag, err := s.startAgent(ctx, rt, res, s.cfg.Workspace, min(s.cfg.InitTimeout, 60*time.Second))
+	if err != nil {
+		s.noteAgent(rt.Name, err)
+		return nil, errorFrom("", err)
+	}
+	elapsed := time.Since(start)
+	ag.Stop()
+	in := ag.Init
+	out := AgentCheck{Name: rt.Name, Protocol: in.ProtocolVersion, LoadSession: in.AgentCapabilities.LoadSession,
+		AuthMethods: authMethods(in.AuthMethods), StartMs: elapsed.Milliseconds()}
+	if in.AgentInfo != nil {
+		out.AgentName, out.AgentVersion = in.AgentInfo.Name, in.AgentInfo.Version
+	}
+	if st := s.agentStatus(rt.Name); st.status != AgentNeedsLogin {
+		s.noteAgent(rt.Name, nil)
+	}
+	return out, nil
+}
+
+func (s *Services) agentStatus(name string) agentState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agentSt[name]
+}
+
+func authMethods(in []acp.AuthMethod) []AuthMethod {
+	out := make([]AuthMethod, 0, len(in))
+	for _, m := range in {
+		out = append(out, AuthMethod{ID: m.ID, Name: m.Name, Description: m.Description})
+	}
+	return out
+}
+
+type customArgs struct {
+	Name    string            `json:"name"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+}
+
+func (s *Services) agentsSaveCustom(_ context.Context, a customArgs) (any, *Error) {
+	name := strings.TrimSpace(a.Name)
+	if name == "" || strings.ContainsAny(name, "\x00\n\r") {
+		return nil, badRequest("the agent needs a name")
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return nil, badRequest("the agent %q needs a command", name)
+	}
+	for k := range a.Env {
+		if runtimes.IsDeniedEnv(k) {
+			return nil, badRequest("the variable %s is mnote's own secret and cannot be given to an agent", k)
+		}
+	}
+	cfg, e := s.config()
+	if e != nil {
+		return nil, e
+	}
+	if cfg.AgentServers == nil {
+		cfg.AgentServers = map[string]runtimes.AgentServer{}
+	}
+	entry := cfg.AgentServers[name] // keeps keys mnote does not know
+	entry.Command = a.Command
+	entry.Args = slices.Clone(a.Args)
+	if entry.Args == nil {
+		entry.Args = []string{}
+	}
+	entry.Env = maps.Clone(a.Env)
+	cfg.AgentServers[name] = entry
+	if err := runtimes.SaveConfig(s.paths.ConfigFile, cfg); err != nil {
+		return nil, newError(CodeWriteFailed, "%w", err)
+	}
+	s.noteAgent(name, nil)
+	return s.listAgents()
+}
+
+func (s *Services) agentsRemoveCustom(_ context.Context, a nameArgs) (any, *Error) {
+	cfg, e := s.config()
+	if e != nil {
+		return nil, e
+	}
+	if _, ok := cfg.AgentServers[a.Name]; !ok {
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no custom agent named %q", a.Name)}
+	}
+	delete(cfg.AgentServers, a.Name)
+	if err := runtimes.SaveConfig(s.paths.ConfigFile, cfg); err != nil {
+		return nil, newError(CodeWriteFailed, "%w", err)
+	}
+	return s.listAgents()
+}
+
+// needsAuthError describes an agent that wants the user to log in.
+func needsAuthError(title string, methods []acp.AuthMethod, err error) *Error {
+	e := &Error{Code: CodeNeedsAuth, cause: err}
+	if len(methods) == 0 {
+		e.Message = fmt.Sprintf("%s needs you to log in first (run it once in a terminal and log in).", title)
+		return e
+	}
+	names := make([]string, len(methods))
+	lines := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = m.Name
+		lines[i] = m.ID + ": " + m.Name
+		if m.Description != "" {
+			lines[i] += " — " + m.Description
+		}
+	}
+	e.Message = fmt.Sprintf("%s needs you to log in first; it offers: %s.", title, strings.Join(names, ", "))
+	e.Details = strings.Join(lines, "\n")
+	return e
+}
+
+// bindError turns a failure to start or bind an agent into an Error.
+func bindError(rt runtimes.Runtime, a *acp.Agent, err error) *Error {
+	if errors.Is(err, acp.ErrAuthRequired) {
+		var methods []acp.AuthMethod
+		if a != nil {
+			methods = a.Init.AuthMethods
+		}
+		return needsAuthError(rt.Title, methods, err)
+	}
+	e := errorFrom("", err)
+	if e.Code == CodeInternal {
+		e.Code = CodeAgentFailed
+	}
+	if e.Details == "" && a != nil {
+		e.Details = a.StderrTail(20)
+	}
+	return e
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == filepath.Separator || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// commandLine joins a command and its arguments as a shell reads them
+// back (it is recorded, and `mnote prompt --session` runs it again).
+func commandLine(path string, args []string) string {
+	words := make([]string, 0, len(args)+1)
+	for _, w := range append([]string{path}, args...) {
+		words = append(words, shellQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.:=@%+,-") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}

@@ -1,0 +1,244 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"mnote/acp/runtimes"
+	"mnote/store"
+)
+
+// Config sets up the services.
+type Config struct {
+	Paths store.Paths // where config, transcripts and the index live
+	// Workspace is the folder sessions.create uses when no cwd is given.
+	// Default: the user's home folder.
+	Workspace string
+	Emitter   Emitter // nil drops events
+	// Detector finds agents. Default: one that asks the user's login shell
+	// for PATH once (the window is started from a desktop launcher, which
+	// does not pass the terminal's PATH).
+	Detector *runtimes.Detector
+	Logger   *slog.Logger
+	// ClientVersion is sent to agents as clientInfo.version.
+	ClientVersion string
+	// InitTimeout bounds an agent's initialize and session/new (default 90 s).
+	InitTimeout time.Duration
+	// CancelGrace is how long a cancelled turn may take before the agent
+	// is killed (default 10 s).
+	CancelGrace time.Duration
+}
+
+// Services are the app's services and its live sessions.
+type Services struct {
+	cfg   Config
+	log   *slog.Logger
+	paths store.Paths
+	ix    *store.Index
+	det   *runtimes.Detector
+	em    Emitter
+	perms *permissions
+
+	mu       sync.Mutex
+	live     map[string]*liveSession
+	opening  map[string]chan struct{} // closed when the opening ends
+	seqs     map[string]uint64        // last seq of sessions no longer live
+	agentSt  map[string]agentState    // what starting an agent last showed
+	shutdown bool
+	turns    sync.WaitGroup
+}
+
+// New opens the data folder (creating it, and rebuilding the index from
+// the transcripts when it is unreadable) and returns the services.
+func New(cfg Config) (*Services, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Emitter == nil {
+		cfg.Emitter = discardEmitter{}
+	}
+	if cfg.Workspace == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			cfg.Workspace = home
+		}
+	}
+	if cfg.Detector == nil {
+		cfg.Detector = runtimes.NewDetector(runtimes.DetectOptions{Logger: cfg.Logger})
+	}
+	if cfg.InitTimeout <= 0 {
+		cfg.InitTimeout = 90 * time.Second
+	}
+	if err := cfg.Paths.Ensure(); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
+	ctx := context.Background()
+	ix, err := store.OpenIndex(ctx, cfg.Paths.DB)
+	if err != nil {
+		return nil, fmt.Errorf("session index: %w", err)
+	}
+	if r := ix.Recovered(); r != "" {
+		cfg.Logger.Warn("the session index was unreadable; rebuilding it from the transcripts", "movedTo", r)
+		if err := ix.Rebuild(ctx, cfg.Paths.Transcripts, nil); err != nil {
+			ix.Close()
+			return nil, fmt.Errorf("rebuild the session index: %w", err)
+		}
+	} else if _, err := ix.Reconcile(ctx, cfg.Paths.Transcripts); err != nil {
+		cfg.Logger.Warn("reconciling the index with the transcripts", "err", err)
+	}
+	s := &Services{
+		cfg: cfg, log: cfg.Logger, paths: cfg.Paths, ix: ix, det: cfg.Detector, em: cfg.Emitter,
+		live: make(map[string]*liveSession), opening: make(map[string]chan struct{}),
+		seqs: make(map[string]uint64), agentSt: make(map[string]agentState),
+	}
+	s.perms = &permissions{s: s, pending: make(map[string]*parked)}
+	return s, nil
+}
+
+type discardEmitter struct{}
+
+func (discardEmitter) Emit(string, any) {}
+
+// Bridge is what the window binds: one method, Call.
+func (s *Services) Bridge() *Bridge { return &Bridge{s: s} }
+
+// Bridge is bound into the Wails window (window.go.app.Bridge.Call).
+// Wails binds every exported method of a bound struct, so Call is its only
+// one; Services.Invoke is the same dispatch for `mnote serve`.
+type Bridge struct {
+	s *Services
+}
+
+// Call runs one method with its arguments as JSON and returns the result
+// as JSON. A failure is an *Error whose message is its JSON.
+func (b *Bridge) Call(method string, args string) (string, error) {
+	if b == nil || b.s == nil {
+		return "", &Error{Code: CodeInternal, Message: "mnote's services are not running"}
+	}
+	res, e := b.s.Invoke(context.Background(), method, json.RawMessage(args))
+	if e != nil {
+		return "", e
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		return "", errorFrom("encode the result of "+method, err)
+	}
+	return string(out), nil
+}
+
+// handler runs one method.
+type handler func(s *Services, ctx context.Context, args json.RawMessage) (any, *Error)
+
+// method adapts a typed method: args decode strictly into A.
+func method[A any](fn func(s *Services, ctx context.Context, a A) (any, *Error)) handler {
+	return func(s *Services, ctx context.Context, raw json.RawMessage) (any, *Error) {
+		var a A
+		if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&a); err != nil {
+				return nil, badRequest("the arguments do not fit: %w", err)
+			}
+		}
+		return fn(s, ctx, a)
+	}
+}
+
+// methods is the dispatch table (API.md, "Methods").
+var methods map[string]handler
+
+func init() {
+	methods = map[string]handler{
+		"agents.list":              method((*Services).agentsList),
+		"agents.check":             method((*Services).agentsCheck),
+		"agents.saveCustom":        method((*Services).agentsSaveCustom),
+		"agents.removeCustom":      method((*Services).agentsRemoveCustom),
+		"sessions.list":            method((*Services).sessionsList),
+		"sessions.create":          method((*Services).sessionsCreate),
+		"sessions.open":            method((*Services).sessionsOpen),
+		"sessions.prompt":          method((*Services).sessionsPrompt),
+		"sessions.cancel":          method((*Services).sessionsCancel),
+		"sessions.rename":          method((*Services).sessionsRename),
+		"sessions.delete":          method((*Services).sessionsDelete),
+		"sessions.restore":         method((*Services).sessionsRestore),
+		"sessions.search":          method((*Services).sessionsSearch),
+		"sessions.setMode":         method((*Services).sessionsSetMode),
+		"sessions.setConfigOption": method((*Services).sessionsSetConfigOption),
+		"sessions.switchAgent":     method((*Services).sessionsSwitchAgent),
+		"sessions.close":           method((*Services).sessionsClose),
+		"permissions.decide":       method((*Services).permissionsDecide),
+	}
+}
+
+// Invoke runs one method. args is the JSON object of its arguments (empty
+// or null means none). A result of nil is answered {}.
+func (s *Services) Invoke(ctx context.Context, name string, args json.RawMessage) (res any, e *Error) {
+	h, ok := methods[name]
+	if !ok {
+		return nil, badRequest("there is no method %q", name)
+	}
+	s.mu.Lock()
+	down := s.shutdown
+	s.mu.Unlock()
+	if down {
+		return nil, &Error{Code: CodeInternal, Message: "mnote is shutting down"}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("bridge method panicked", "method", name, "panic", r, "stack", string(debug.Stack()))
+			res, e = nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("%s failed unexpectedly: %v", name, r)}
+		}
+	}()
+	res, e = h(s, ctx, args)
+	if e != nil {
+		if e.Code == CodeInternal || e.Code == CodeWriteFailed {
+			s.log.Error("bridge method failed", "method", name, "err", e.Message)
+		} else {
+			s.log.Debug("bridge method failed", "method", name, "code", e.Code, "err", e.Message)
+		}
+		return nil, e
+	}
+	if res == nil {
+		res = struct{}{}
+	}
+	return res, nil
+}
+
+// Shutdown closes every live session (pending permission requests are
+// answered cancelled, running turns cancelled, agents stopped gracefully)
+// and closes the index. Later calls fail. Calling it twice is harmless.
+func (s *Services) Shutdown() {
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		return
+	}
+	s.shutdown = true
+	lives := make([]*liveSession, 0, len(s.live))
+	for _, l := range s.live {
+		lives = append(lives, l)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, l := range lives {
+		wg.Go(func() { s.closeLive(l) })
+	}
+	wg.Wait()
+	s.turns.Wait()
+	if err := s.ix.Close(); err != nil {
+		s.log.Warn("closing the index", "err", err)
+	}
+}
+
+// emit sends an event that belongs to no session.
+func (s *Services) emit(name string, data any) { s.em.Emit(name, data) }
+
+// errShutdown is returned by operations that raced with Shutdown.
+var errShutdown = errors.New("mnote is shutting down")

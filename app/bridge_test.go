@@ -1,0 +1,170 @@
+package app_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"mnote/acp/acptest"
+	"mnote/app"
+	"mnote/thread"
+)
+
+// A streamed turn reaches the page as events with a gapless seq; the
+// page's copy built from them equals the snapshot sessions.open returns.
+func TestStreamedTurnEvents(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sum := h.create("test")
+	if !sum.Live || sum.Status != app.StatusReady || sum.Agent != "test" || sum.Workspace != h.ws {
+		t.Fatalf("created: %+v", sum)
+	}
+	if _, _, err := h.rec.Wait(ctxFor(t), 0, func(ev app.RecordedEvent) bool { return ev.Name == app.EventSessionsChanged }); err != nil {
+		t.Fatal(err)
+	}
+
+	const answer = "Hello, wörld! This answer streams in small pieces, ünïcode included."
+	const thought = "Let me think about the notes first."
+	steps := acptest.Steps(
+		`{"thought":"`+thought+`","chunk":4}`,
+		`{"message":"`+answer+`","chunk":3}`,
+		`{"toolCall":{"toolCallId":"tc1","title":"Edit notes.md","kind":"edit","status":"pending",`+
+			`"content":[{"type":"diff","path":"notes.md","oldText":"old line\n","newText":"new line\n"}],"locations":[{"path":"notes.md","line":1}]}}`,
+		`{"toolCallUpdate":{"toolCallId":"tc1","status":"completed"}}`,
+		`{"plan":[{"content":"read the notes","priority":"high","status":"completed"},{"content":"edit them","priority":"low","status":"pending"}]}`,
+		`{"usage":{"used":1234,"size":200000}}`,
+		`{"message":"Done.","chunk":2}`,
+	)
+	turn := h.prompt(sum.ID, steps)
+	if turn != 1 {
+		t.Fatalf("turn %d", turn)
+	}
+	tp := h.waitTurnEnded(sum.ID, 0, 1)
+	if tp.StopReason != "end_turn" || tp.Error != "" {
+		t.Fatalf("turn ended: %+v", tp)
+	}
+
+	evs := h.threadEvents(sum.ID)
+	b := build(t, evs)
+	entries := b.list()
+	if got := texts(entries, thread.EntryAssistantMessage); len(got) != 2 || got[0] != answer || got[1] != "Done." {
+		t.Fatalf("assistant messages: %q\n%s", got, h.dump(sum.ID))
+	}
+	if got := texts(entries, thread.EntryThought); len(got) != 1 || got[0] != thought {
+		t.Fatalf("thoughts: %q", got)
+	}
+	if got := texts(entries, thread.EntryUserMessage); len(got) != 1 || got[0] != steps {
+		t.Fatalf("user messages: %q", got)
+	}
+	var appends, chunks int
+	for _, ev := range evs {
+		if ev.Type == app.EvAppend {
+			appends++
+		}
+	}
+	chunks = (len(answer)+2)/3 + (len(thought)+3)/4
+	t.Logf("%d events, %d appends for %d chunks", len(evs), appends, chunks)
+
+	// The tool call, with its diff, as an entry event.
+	var sawDiff bool
+	for _, ev := range evs {
+		if ev.Type != app.EvEntry {
+			continue
+		}
+		var e thread.Entry
+		if err := json.Unmarshal(ev.Payload, &e); err != nil {
+			t.Fatal(err)
+		}
+		if tc := e.ToolCall; tc != nil && tc.ToolCallID == "tc1" && len(tc.Content) == 1 && tc.Content[0].Type == "diff" &&
+			tc.Content[0].Path == "notes.md" && tc.Content[0].NewText == "new line\n" && *tc.Content[0].OldText == "old line\n" {
+			sawDiff = true
+		}
+	}
+	if !sawDiff {
+		t.Fatalf("no entry event with the tool call's diff\n%s", h.dump(sum.ID))
+	}
+	var usage thread.Usage
+	if err := json.Unmarshal(b.meta["usage"], &usage); err != nil || usage.Used != 1234 || usage.Size != 200000 {
+		t.Fatalf("usage meta: %s (%v)", b.meta["usage"], err)
+	}
+	var plan []thread.PlanEntry
+	if err := json.Unmarshal(b.meta["plan"], &plan); err != nil || len(plan) != 2 || plan[1].Content != "edit them" {
+		t.Fatalf("plan meta: %s", b.meta["plan"])
+	}
+
+	// The snapshot is what the events built.
+	snap := h.open(sum.ID)
+	if snap.Seq != b.lastSeq {
+		t.Fatalf("snapshot seq %d, last event %d", snap.Seq, b.lastSeq)
+	}
+	if snap.Running || len(snap.Pending) != 0 || !snap.Session.Live || snap.Session.Turns != 1 {
+		t.Fatalf("snapshot: running %v pending %v session %+v", snap.Running, snap.Pending, snap.Session)
+	}
+	want, _ := json.Marshal(snap.Thread.Entries)
+	got, _ := json.Marshal(entries)
+	if string(want) != string(got) {
+		t.Fatalf("events built\n%s\nsnapshot has\n%s", got, want)
+	}
+	if snap.Thread.Usage.Used != 1234 {
+		t.Fatalf("snapshot usage %+v", snap.Thread.Usage)
+	}
+	if !strings.HasPrefix(snap.Session.Title, `[{"thought"`) || !strings.HasSuffix(snap.Session.Title, "…") {
+		t.Fatalf("title %q", snap.Session.Title)
+	}
+
+	// Unknown methods and bad arguments are bad requests.
+	if e := h.call("sessions.nope", map[string]any{}, nil); codeOf(e) != app.CodeBadRequest {
+		t.Fatalf("unknown method: %v", e)
+	}
+	if e := h.call("sessions.open", map[string]any{"id": "../x"}, nil); codeOf(e) != app.CodeBadRequest {
+		t.Fatalf("bad id: %v", e)
+	}
+	if e := h.call("sessions.open", map[string]any{"idd": sum.ID}, nil); codeOf(e) != app.CodeBadRequest {
+		t.Fatalf("unknown field: %v", e)
+	}
+	if e := h.call("sessions.open", map[string]any{"id": "01nosuchsession"}, nil); codeOf(e) != app.CodeNotFound {
+		t.Fatalf("missing session: %v", e)
+	}
+	// A second prompt while one runs is busy.
+	from := h.rec.Len()
+	h.prompt(sum.ID, acptest.Steps(`{"message":"working"}`, `{"sleepMs":5000}`))
+	h.waitEvent(sum.ID, from, app.EvEntry, func(p json.RawMessage) bool { return strings.Contains(string(p), `"working"`) })
+	if e := h.call("sessions.prompt", map[string]any{"id": sum.ID, "text": "again"}, nil); codeOf(e) != app.CodeBusy {
+		t.Fatalf("prompt during a turn: %v", e)
+	}
+	h.mustCall("sessions.cancel", map[string]any{"id": sum.ID}, nil)
+	if tp := h.waitTurnEnded(sum.ID, 0, 2); tp.StopReason != "cancelled" {
+		t.Fatalf("cancelled turn: %+v", tp)
+	}
+}
+
+// Modes and config options: shown from session/new, changed through the
+// agent, the change seen as meta events and in the snapshot.
+func TestModesAndConfigOptions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.saveAgent("modal", acptest.Scenario(`{"sessionNewResult":{`+
+		`"modes":{"currentModeId":"ask","availableModes":[{"id":"ask","name":"Ask"},{"id":"code","name":"Code"}]},`+
+		`"configOptions":[{"id":"model","name":"Model","type":"select","currentValue":"small",`+
+		`"options":[{"value":"small","name":"Small"},{"value":"big","name":"Big"}]}]}}`)...)
+	sum := h.create("modal")
+	snap := h.open(sum.ID)
+	if snap.Thread.CurrentModeID != "ask" || len(snap.Thread.Modes) != 2 || !strings.Contains(string(snap.Thread.ConfigOptions), `"small"`) {
+		t.Fatalf("after create: %+v", snap.Thread)
+	}
+	from := h.rec.Len()
+	h.mustCall("sessions.setMode", map[string]any{"id": sum.ID, "modeId": "code"}, nil)
+	h.waitEvent(sum.ID, from, app.EvMeta, func(p json.RawMessage) bool { return strings.Contains(string(p), `"currentModeId":"code"`) })
+	h.mustCall("sessions.setConfigOption", map[string]any{"id": sum.ID, "configId": "model", "value": "big"}, nil)
+	snap = h.open(sum.ID)
+	if snap.Thread.CurrentModeID != "code" || !strings.Contains(string(snap.Thread.ConfigOptions), `"currentValue":"big"`) {
+		t.Fatalf("after the changes: mode %q options %s", snap.Thread.CurrentModeID, snap.Thread.ConfigOptions)
+	}
+	if b := build(t, h.threadEvents(sum.ID)); !strings.Contains(string(b.meta["configOptions"]), `"currentValue":"big"`) {
+		t.Fatalf("config options meta: %s", b.meta["configOptions"])
+	}
+	h.mustCall("sessions.close", map[string]any{"id": sum.ID}, nil)
+	if e := h.call("sessions.setMode", map[string]any{"id": sum.ID, "modeId": "ask"}, nil); codeOf(e) != app.CodeBadRequest {
+		t.Fatalf("set mode without an agent: %v", e)
+	}
+}

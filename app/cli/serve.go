@@ -1,0 +1,387 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"mnote/app"
+)
+
+// Assets is the UI (the contents of frontend/dist), set by main before
+// Main. Without it `mnote serve` serves a placeholder page.
+var Assets fs.FS
+
+// tokenCookie carries the token for the page's own assets, which the
+// browser loads without the Authorization header. It is never accepted
+// on /api/*.
+const tokenCookie = "mnote_token"
+
+// maxCallBody bounds a POST /api/call body.
+const maxCallBody = 32 << 20
+
+func (e *env) runServe(args []string) int {
+	fs := e.flags("serve", "[--addr 127.0.0.1:0] [--workspace DIR] [--no-open]")
+	addr := fs.String("addr", "127.0.0.1:0", "listen on this `host:port` (loopback unless you mean otherwise)")
+	workspace := fs.String("workspace", "", "folder new sessions work in (default: the current folder)")
+	noOpen := fs.Bool("no-open", false, "do not open the browser")
+	words, err := parseArgs(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(words) > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	ws, err := workspaceDir(*workspace)
+	if err != nil {
+		return e.usageErr("%v", err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return e.fail(exitUsage, fmt.Errorf("listen on %s: %w", *addr, err))
+	}
+	defer ln.Close()
+	token, err := newToken()
+	if err != nil {
+		return e.fail(exitAgent, err)
+	}
+
+	hub := app.NewHub(e.log)
+	svc, err := app.New(app.Config{Paths: e.paths, Workspace: ws, Emitter: hub, Detector: e.detector(), Logger: e.log, ClientVersion: Version})
+	if err != nil {
+		return e.fail(exitAgent, err)
+	}
+	defer svc.Shutdown()
+
+	la := ln.Addr().(*net.TCPAddr)
+	s := &server{svc: svc, hub: hub, token: token, assets: Assets, listen: la, loopback: la.IP.IsLoopback()}
+	pageURL := s.pageURL()
+	fmt.Fprintln(e.stdout, pageURL)
+	if !s.loopback {
+		e.warn("warning: serving on %s, which is not a loopback address: anyone who can reach it and has the token can use your agents and notes", la)
+	}
+	if !*noOpen {
+		openBrowser(pageURL, e)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	code := exitOK
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		if !errors.Is(err, http.ErrServerClosed) {
+			e.warn("server: %v", err)
+			code = exitAgent
+		}
+	}
+	start := time.Now()
+	hub.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		e.warn("server shutdown: %v", err)
+	}
+	e.log.Debug("http server stopped", "elapsed", time.Since(start))
+	svc.Shutdown()
+	e.log.Debug("sessions closed, agents stopped", "elapsed", time.Since(start))
+	return code
+}
+
+// workspaceDir checks --workspace (default: the current folder).
+func workspaceDir(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--workspace %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("--workspace: %w", err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("--workspace %s is not a folder", abs)
+	}
+	return abs, nil
+}
+
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make the access token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// server is the HTTP side of `mnote serve`.
+type server struct {
+	svc      *app.Services
+	hub      *app.Hub
+	token    string
+	assets   fs.FS
+	listen   *net.TCPAddr
+	loopback bool
+}
+
+// pageURL is the URL to open, token included.
+func (s *server) pageURL() string {
+	host := s.listen.IP.String()
+	if s.listen.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, fmt.Sprint(s.listen.Port)), Path: "/"}
+	u.RawQuery = url.Values{"token": {s.token}}.Encode()
+	return u.String()
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer") // the token is in the page's URL
+	if !s.hostAllowed(r.Host) {
+		// A loopback server answers only to loopback names (DNS rebinding).
+		writeError(w, http.StatusForbidden, &app.Error{Code: app.CodeBadRequest, Message: "unknown host " + r.Host})
+		return
+	}
+	switch r.URL.Path {
+	case "/api/call":
+		if !s.originAllowed(r) {
+			writeError(w, http.StatusForbidden, &app.Error{Code: app.CodeBadRequest, Message: "foreign origin"})
+			return
+		}
+		if !s.authorized(r, false) {
+			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Message: "a valid token is required"})
+			return
+		}
+		s.call(w, r)
+	case "/api/events":
+		if !s.originAllowed(r) {
+			writeError(w, http.StatusForbidden, &app.Error{Code: app.CodeBadRequest, Message: "foreign origin"})
+			return
+		}
+		if !s.authorized(r, false) {
+			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Message: "a valid token is required"})
+			return
+		}
+		s.hub.ServeWebSocket(w, r, &websocket.AcceptOptions{OriginPatterns: s.originHosts()})
+	default:
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			writeError(w, http.StatusNotFound, &app.Error{Code: app.CodeNotFound, Message: "no such endpoint"})
+			return
+		}
+		if !s.authorized(r, true) {
+			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Message: "open the URL mnote serve printed (it carries the token)"})
+			return
+		}
+		s.static(w, r)
+	}
+}
+
+// authorized checks the token: the Authorization header, ?token=, or
+// (for the page's assets only) the cookie.
+func (s *server) authorized(r *http.Request, cookie bool) bool {
+	var got string
+	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
+		got = strings.TrimPrefix(a, "Bearer ")
+	} else if q := r.URL.Query().Get("token"); q != "" {
+		got = q
+	} else if c, err := r.Cookie(tokenCookie); cookie && err == nil {
+		got = c.Value
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+}
+
+// hostAllowed: any Host when serving beyond loopback, else loopback names.
+func (s *server) hostAllowed(hostport string) bool {
+	if !s.loopback {
+		return true
+	}
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// originHosts are the host:port values a page of ours has as origin.
+func (s *server) originHosts() []string {
+	port := fmt.Sprint(s.listen.Port)
+	hosts := []string{net.JoinHostPort(s.listen.IP.String(), port)}
+	if s.loopback || s.listen.IP.IsUnspecified() {
+		hosts = append(hosts, net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("localhost", port), net.JoinHostPort("::1", port))
+	}
+	return hosts
+}
+
+// originAllowed: no Origin (not a browser), or the server's own origin.
+// Browsers do not apply the same-origin policy to WebSockets, so a page
+// from anywhere could otherwise connect.
+func (s *server) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, h := range s.originHosts() {
+		if strings.EqualFold(u.Host, h) {
+			return true
+		}
+	}
+	return false
+}
+
+type callRequest struct {
+	Method string          `json:"method"`
+	Args   json.RawMessage `json:"args"`
+}
+
+func (s *server) call(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, &app.Error{Code: app.CodeBadRequest, Message: "use POST"})
+		return
+	}
+	var req callRequest
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxCallBody))
+	if err := dec.Decode(&req); err != nil || req.Method == "" {
+		msg := "the body must be {\"method\": ..., \"args\": {...}}"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		writeError(w, http.StatusBadRequest, &app.Error{Code: app.CodeBadRequest, Message: msg})
+		return
+	}
+	res, e := s.svc.Invoke(r.Context(), req.Method, req.Args)
+	if e != nil {
+		writeError(w, statusOf(e.Code), e)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"result": res})
+}
+
+// statusOf maps an error code to an HTTP status.
+func statusOf(code string) int {
+	switch code {
+	case app.CodeBadRequest:
+		return http.StatusBadRequest
+	case app.CodeUnauthorized:
+		return http.StatusUnauthorized
+	case app.CodeNotFound:
+		return http.StatusNotFound
+	case app.CodeBusy:
+		return http.StatusConflict
+	case app.CodeAgentMissing, app.CodeAgentFailed, app.CodeNeedsAuth:
+		return http.StatusFailedDependency
+	}
+	return http.StatusInternalServerError
+}
+
+func writeError(w http.ResponseWriter, status int, e *app.Error) {
+	writeJSON(w, status, map[string]any{"error": e})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"unencodable result"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+const placeholderPage = `<!doctype html><meta charset="utf-8"><title>mnote</title>
+<p>mnote is running; this build has no UI assets.</p>`
+
+// static serves the UI. A path that names no file and has no extension
+// gets index.html (the page routes itself).
+func (s *server) static(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if q := r.URL.Query().Get("token"); q != "" {
+		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	}
+	if s.assets == nil {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, placeholderPage)
+		return
+	}
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	if st, err := fs.Stat(s.assets, name); err != nil || st.IsDir() {
+		if path.Ext(name) != "" {
+			http.NotFound(w, r)
+			return
+		}
+		name = "index.html"
+	}
+	if name == "index.html" {
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	http.ServeFileFS(w, r, s.assets, name)
+}
+
+// openBrowser opens the page when there is a display to show it on.
+func openBrowser(u string, e *env) {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", u)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
+	default:
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return
+		}
+		cmd = exec.Command("xdg-open", u)
+	}
+	if err := cmd.Start(); err != nil {
+		e.warn("could not open the browser (%v); open the URL above", err)
+		return
+	}
+	go cmd.Wait() //nolint:errcheck // only reaps it
+}

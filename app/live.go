@@ -1,0 +1,544 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"mnote/acp"
+	"mnote/app/chat"
+	"mnote/store"
+	"mnote/thread"
+)
+
+// Live session statuses (SessionSummary.status) besides the index's.
+const (
+	StatusNew       = "new"
+	StatusRunning   = "running"
+	StatusReady     = "ready"
+	StatusExited    = "exited"
+	StatusFailed    = "failed"
+	StatusNeedsAuth = "needs_auth"
+)
+
+// liveSession is a session open in this process: its transcript held for
+// appending, its thread, its event goroutine and (once bound) its agent
+// process. Agents are started per session for now.
+type liveSession struct {
+	s         *Services
+	id        string
+	workspace string
+	pump      *pump
+	sess      *chat.Session
+	agent     atomic.Pointer[acp.Agent]
+	closed    chan struct{} // closed once close finished
+
+	// opMu serializes binding, the agent watcher's records and closing.
+	opMu sync.Mutex
+
+	mu             sync.Mutex
+	runtime        string // runtime name of the current or last binding
+	agentSessionID string // of the current or last binding, to continue it
+	title          string
+	status         string // when no turn runs: new, ready, exited, failed, needs_auth
+	busy           string // "", "turn" or "switch"
+	cancelTurn     context.CancelFunc
+	turnDone       chan struct{}
+	closing        bool
+}
+
+// newLive makes a live session around an open transcript w (its Indexer
+// x shares th). It is not registered yet.
+func (s *Services) newLive(id, workspace string, th *thread.Thread, w *store.Writer, x *store.Indexer, turns, bindings int) *liveSession {
+	l := &liveSession{s: s, id: id, workspace: workspace, closed: make(chan struct{}), status: StatusNew}
+	s.mu.Lock()
+	seq := s.seqs[id]
+	s.mu.Unlock()
+	l.pump = newPump(id, s.em, th, seq, l.stderrTail)
+	l.sess = chat.New(chat.Config{
+		ID: id, Workspace: workspace, Recorder: w, Indexer: x, Observer: l.pump, Broker: l,
+		Thread: th, Turns: turns, Bindings: bindings, Logger: s.log,
+	})
+	l.pump.sess.Store(l.sess)
+	return l
+}
+
+// RequestPermission implements acp.PermissionBroker.
+func (l *liveSession) RequestPermission(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionDecision, error) {
+	return l.s.perms.ask(ctx, l, req)
+}
+
+// ruleKey is what remembered permission rules are keyed by.
+func (l *liveSession) ruleKey() (agent, workspace string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.runtime, l.workspace
+}
+
+func (l *liveSession) stderrTail() string {
+	if a := l.agent.Load(); a != nil {
+		return strings.TrimSpace(a.StderrTail(20))
+	}
+	return ""
+}
+
+// statusNow is the session's status for SessionSummary.
+func (l *liveSession) statusNow() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.busy == "turn" {
+		return StatusRunning
+	}
+	return l.status
+}
+
+func (l *liveSession) titleNow() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.title
+}
+
+// createLive starts a new session with a running agent.
+func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*liveSession, *Error) {
+	rt, e := s.runtime(agentName)
+	if e != nil {
+		return nil, e
+	}
+	res, e := s.resolve(rt)
+	if e != nil {
+		s.noteAgent(rt.Name, e)
+		return nil, e
+	}
+	a, err := s.startAgent(ctx, rt, res, cwd, s.cfg.InitTimeout)
+	if err != nil {
+		s.noteAgent(rt.Name, err)
+		return nil, bindError(rt, nil, err)
+	}
+	id := strings.ToLower(ulid.Make().String())
+	path := s.paths.TranscriptPath(id)
+	w, err := store.CreateTranscript(path, store.WriterOptions{})
+	if err != nil {
+		a.Stop()
+		return nil, newError(CodeWriteFailed, "the new session could not be saved: %w", err)
+	}
+	th := thread.New()
+	x := s.ix.NewSharedIndexer(id, th)
+	x.SetPath(path)
+	l := s.newLive(id, cwd, th, w, x, 0, 0)
+	if err := l.sess.Start(""); err != nil {
+		a.Stop()
+		s.discardNew(l)
+		return nil, newError(CodeWriteFailed, "%w", err)
+	}
+	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: commandLine(res.Path, res.Args), Cwd: cwd})
+	if err != nil {
+		e := bindError(rt, a, err)
+		a.Stop()
+		s.noteAgent(rt.Name, err)
+		// Nothing of the user's is in it yet: do not leave it listed.
+		s.discardNew(l)
+		return nil, e
+	}
+	l.bound(a, rt.Name, b)
+	s.noteAgent(rt.Name, nil)
+
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		s.closeLive(l)
+		return nil, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+	}
+	s.live[id] = l
+	s.mu.Unlock()
+	return l, nil
+}
+
+// discardNew closes a session that failed to start and removes its files.
+func (s *Services) discardNew(l *liveSession) {
+	if err := l.sess.Close(); err != nil {
+		s.log.Debug("closing a discarded session", "err", err)
+	}
+	l.pump.stop()
+	if err := os.Remove(s.paths.TranscriptPath(l.id)); err != nil {
+		s.log.Warn("removing a discarded session", "err", err)
+	}
+	if err := s.ix.Remove(context.Background(), l.id); err != nil {
+		s.log.Warn("removing a discarded session from the index", "err", err)
+	}
+	close(l.closed)
+}
+
+// bound takes a new binding's agent, stopping the one it replaces.
+func (l *liveSession) bound(a *acp.Agent, runtime string, b *chat.Binding) {
+	old := l.agent.Swap(a)
+	l.mu.Lock()
+	l.runtime, l.agentSessionID, l.status = runtime, b.AgentSessionID, StatusReady
+	l.mu.Unlock()
+	if old != nil {
+		old.Stop()
+	}
+	if err := l.sess.RecordRuntimeStatus(StatusReady, nil, ""); err != nil {
+		l.s.log.Warn("runtime status not recorded", "session", l.id, "err", err)
+	}
+	go l.watch(a)
+}
+
+// watch notices an agent process that exits on its own.
+func (l *liveSession) watch(a *acp.Agent) {
+	<-a.Done()
+	l.opMu.Lock()
+	defer l.opMu.Unlock()
+	l.mu.Lock()
+	mine := !l.closing && l.agent.Load() == a
+	inTurn := l.busy == "turn"
+	if mine {
+		l.status = StatusFailed
+	}
+	l.mu.Unlock()
+	if !mine || !l.agent.CompareAndSwap(a, nil) {
+		return
+	}
+	ee := a.ExitError()
+	var code *int
+	tail := ""
+	if ee != nil {
+		code, tail = &ee.Code, strings.TrimSpace(ee.StderrTail)
+	}
+	if err := l.sess.RecordRuntimeStatus(StatusFailed, code, tail); err != nil {
+		l.s.log.Warn("runtime status not recorded", "session", l.id, "err", err)
+	}
+	if !inTurn {
+		msg := "The agent stopped."
+		if ee != nil {
+			msg = "The agent stopped: " + errString(ee)
+		}
+		l.pump.event(EvNotice, NoticePayload{Level: "warn", Message: msg, Details: tail, Action: "restart"})
+	}
+	l.pump.global(EventSessionsChanged, struct{}{})
+}
+
+// bind starts the named agent and binds it: continuing agentSessionID
+// when given (session/load, resume, or a new agent session), else a new
+// agent session.
+func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) *Error {
+	l.opMu.Lock()
+	defer l.opMu.Unlock()
+	l.mu.Lock()
+	closing := l.closing
+	l.mu.Unlock()
+	if closing {
+		return &Error{Code: CodeBusy, Message: "the session is closing"}
+	}
+	s := l.s
+	rt, e := s.runtime(runtime)
+	if e != nil {
+		return e
+	}
+	res, e := s.resolve(rt)
+	if e != nil {
+		s.noteAgent(rt.Name, e)
+		return e
+	}
+	a, err := s.startAgent(ctx, rt, res, l.workspace, s.cfg.InitTimeout)
+	if err != nil {
+		s.noteAgent(rt.Name, err)
+		return bindError(rt, nil, err)
+	}
+	b, err := l.sess.Bind(ctx, a, chat.BindOptions{
+		Runtime: rt.Name, Command: commandLine(res.Path, res.Args), AgentSessionID: agentSessionID, Cwd: l.workspace,
+	})
+	if err != nil {
+		e := bindError(rt, a, err)
+		a.Stop()
+		s.noteAgent(rt.Name, err)
+		if e.Code == CodeNeedsAuth {
+			l.mu.Lock()
+			l.status = StatusNeedsAuth
+			l.mu.Unlock()
+		}
+		return e
+	}
+	l.bound(a, rt.Name, b)
+	s.noteAgent(rt.Name, nil)
+	return nil
+}
+
+// startTurn runs a prompt on a goroutine and returns its turn number.
+func (l *liveSession) startTurn(text string) (int, *Error) {
+	s := l.s
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		return 0, &Error{Code: CodeBusy, Message: "the session is closing"}
+	}
+	if l.busy != "" {
+		l.mu.Unlock()
+		return 0, &Error{Code: CodeBusy, Message: "a turn is already running in this session; cancel it or wait"}
+	}
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		l.mu.Unlock()
+		return 0, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+	}
+	s.turns.Add(1)
+	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	l.busy, l.cancelTurn, l.turnDone = "turn", cancel, done
+	l.mu.Unlock()
+
+	turn := l.sess.Turns() + 1
+	l.pump.turn.Store(int64(turn))
+	go l.runTurn(ctx, cancel, done, text, turn)
+	return turn, nil
+}
+
+func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, done chan struct{}, text string, turn int) {
+	defer l.s.turns.Done()
+	var ended *TurnPayload // how the turn ended, when chat did not say
+	defer func() {
+		cancel()
+		if ended == nil {
+			ended = l.pump.ended.Swap(nil)
+		}
+		// The session takes a new prompt before the page hears that the
+		// turn ended, and nothing of a next turn comes before it.
+		l.mu.Lock()
+		l.busy, l.cancelTurn, l.turnDone = "", nil, nil
+		if ended != nil {
+			l.pump.event(EvTurn, *ended)
+		}
+		l.mu.Unlock()
+		close(done)
+		l.pump.global(EventSessionsChanged, struct{}{})
+	}()
+	l.pump.ended.Store(nil)
+	l.pump.global(EventSessionsChanged, struct{}{})
+	cancelled := &TurnPayload{State: "ended", Turn: turn, StopReason: acp.StopCancelled}
+
+	if a := l.agent.Load(); a == nil || exited(a) {
+		l.mu.Lock()
+		runtime, asid := l.runtime, l.agentSessionID
+		l.mu.Unlock()
+		if runtime == "" {
+			ended = l.failTurn(turn, &Error{Code: CodeAgentMissing, Message: "this session has no agent; pick one with sessions.switchAgent"})
+			return
+		}
+		if e := l.bind(ctx, runtime, asid); e != nil {
+			if ctx.Err() != nil {
+				ended = cancelled
+				return
+			}
+			ended = l.failTurn(turn, e)
+			return
+		}
+	}
+	if l.titleNow() == "" {
+		t := titleFrom(text)
+		if err := l.sess.SetTitle(t); err == nil {
+			l.mu.Lock()
+			l.title = t
+			l.mu.Unlock()
+		}
+	}
+	if ctx.Err() != nil {
+		ended = cancelled
+		return
+	}
+	res, err := l.sess.Prompt(ctx, chat.TextPrompt(text))
+	if res == nil && err != nil {
+		// The turn did not start (no agent, a failed transcript).
+		code := CodeInternal
+		if errors.Is(err, chat.ErrNoRuntime) {
+			code = CodeAgentMissing
+		} else if l.sess.WriteError() != nil {
+			code = CodeWriteFailed
+		}
+		ended = l.failTurn(turn, &Error{Code: code, Message: err.Error(), cause: err})
+	}
+}
+
+// failTurn tells the page why a turn could not run and returns its end.
+func (l *liveSession) failTurn(turn int, e *Error) *TurnPayload {
+	n := NoticePayload{Level: "error", Message: e.Message, Details: e.Details}
+	switch e.Code {
+	case CodeNeedsAuth:
+		n.Action = "login"
+	case CodeAgentFailed:
+		n.Action = "restart"
+	}
+	l.pump.event(EvNotice, n)
+	return &TurnPayload{State: "ended", Turn: turn, StopReason: "error", Error: e.Message}
+}
+
+func exited(a *acp.Agent) bool {
+	select {
+	case <-a.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// cancel cancels the running turn, if any.
+func (l *liveSession) cancel() {
+	l.mu.Lock()
+	cancel := l.cancelTurn
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// closeLive closes a live session: the running turn is cancelled (its
+// pending permission requests answered cancelled) and given the cancel
+// grace to end, the agent is stopped, the transcript closed.
+func (s *Services) closeLive(l *liveSession) {
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		<-l.closed
+		return
+	}
+	l.closing = true
+	cancel, done := l.cancelTurn, l.turnDone
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if done != nil {
+		grace := s.cfg.CancelGrace
+		if grace <= 0 {
+			grace = 10 * time.Second
+		}
+		t := time.NewTimer(grace + 5*time.Second)
+		select {
+		case <-done:
+		case <-t.C:
+			s.log.Warn("the turn did not end after cancel; stopping the agent", "session", l.id)
+		}
+		t.Stop()
+	}
+	l.opMu.Lock()
+	if a := l.agent.Swap(nil); a != nil {
+		a.Stop()
+		if err := l.sess.RecordRuntimeStatus(StatusExited, nil, ""); err != nil {
+			s.log.Warn("runtime status not recorded", "session", l.id, "err", err)
+		}
+	}
+	if err := l.sess.Close(); err != nil {
+		s.log.Warn("closing the session", "session", l.id, "err", err)
+	}
+	l.opMu.Unlock()
+	l.pump.stop()
+	s.mu.Lock()
+	if s.live[l.id] == l {
+		delete(s.live, l.id)
+	}
+	s.seqs[l.id] = l.pump.Seq()
+	s.mu.Unlock()
+	close(l.closed)
+}
+
+// liveOf returns the live session with this id, or nil.
+func (s *Services) liveOf(id string) *liveSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[id]
+}
+
+// openLive returns the live session, opening a recorded one to continue
+// it (its transcript for appending, its thread rebuilt in the pass that
+// brings its index up to date; no agent is started).
+func (s *Services) openLive(ctx context.Context, id string) (*liveSession, *Error) {
+	opened := make(chan struct{})
+	for {
+		s.mu.Lock()
+		if l := s.live[id]; l != nil {
+			s.mu.Unlock()
+			return l, nil
+		}
+		if s.shutdown {
+			s.mu.Unlock()
+			return nil, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+		}
+		wait, busy := s.opening[id]
+		if !busy {
+			s.opening[id] = opened
+			s.mu.Unlock()
+			break
+		}
+		s.mu.Unlock()
+		select {
+		case <-wait: // opened (or failed) by another call: look again
+		case <-ctx.Done():
+			return nil, errorFrom("open session "+id, ctx.Err())
+		}
+	}
+	defer func() {
+		s.mu.Lock()
+		delete(s.opening, id)
+		s.mu.Unlock()
+		close(opened)
+	}()
+
+	path := s.paths.TranscriptPath(id)
+	if _, err := os.Stat(path); err != nil {
+		return nil, notFound(id, err)
+	}
+	w, err := store.OpenTranscript(path, store.WriterOptions{})
+	if err != nil {
+		return nil, errorFrom("open session "+id, err)
+	}
+	x, err := s.ix.ResumeIndexer(ctx, path)
+	if err != nil {
+		w.Close()
+		return nil, errorFrom("read session "+id, err)
+	}
+	x.Share()
+	info := x.Info()
+	l := s.newLive(id, info.Workspace, x.Thread(), w, x, info.Turns, len(info.Bindings))
+	l.title = info.Title
+	l.status = info.Status
+	if l.status == StatusRunning || l.status == StatusReady {
+		l.status = StatusExited // its agent is not running now
+	}
+	if n := len(info.Bindings); n > 0 {
+		b := info.Bindings[n-1]
+		l.runtime, l.agentSessionID = b.Runtime, b.AgentSessionID
+	}
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		s.closeLive(l)
+		return nil, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+	}
+	s.live[id] = l
+	s.mu.Unlock()
+	return l, nil
+}
+
+func notFound(id string, err error) *Error {
+	return &Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no session %q", id), cause: err}
+}
+
+// titleFrom makes a session title from the first prompt.
+func titleFrom(text string) string {
+	text = strings.TrimSpace(text)
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	const max = 80
+	if r := []rune(text); len(r) > max {
+		text = string(r[:max-1]) + "…"
+	}
+	return text
+}

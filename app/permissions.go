@@ -1,0 +1,191 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"mnote/acp"
+	"mnote/store"
+)
+
+// PermissionOption is one of the agent's choices.
+type PermissionOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+// PermissionRequest is a request waiting for the user (API.md).
+type PermissionRequest struct {
+	RequestID  string             `json:"requestId"`
+	ToolCallID string             `json:"toolCallId"`
+	Title      string             `json:"title"`
+	Kind       string             `json:"kind"`
+	Options    []PermissionOption `json:"options"`
+	ToolCall   json.RawMessage    `json:"toolCall"`
+}
+
+// permissions holds the requests waiting for a decision, across sessions.
+type permissions struct {
+	s *Services
+
+	mu      sync.Mutex
+	next    uint64
+	pending map[string]*parked // by requestId
+}
+
+// parked is one waiting request.
+type parked struct {
+	dto       PermissionRequest
+	l         *liveSession
+	agent     string // runtime name
+	workspace string
+	answer    chan string // one option id; "" cancels
+}
+
+// ask is the live session's acp.PermissionBroker: a remembered rule
+// answers at once; otherwise the request waits for permissions.decide,
+// the turn's cancellation or the session's close (ctx).
+func (p *permissions) ask(ctx context.Context, l *liveSession, req *acp.PermissionRequest) (acp.PermissionDecision, error) {
+	agent, workspace := l.ruleKey()
+	if req.Kind != "" && agent != "" {
+		rule, ok, err := p.s.ix.LookupRule(ctx, agent, workspace, req.Kind)
+		if err != nil {
+			p.s.log.Warn("permission rules not read", "err", err)
+		} else if ok {
+			if id := optionFor(req.Options, rule.OptionKind); id != "" {
+				return acp.PermissionDecision{OptionID: id}, nil
+			}
+		}
+	}
+	p.mu.Lock()
+	p.next++
+	id := "p" + strconv.FormatUint(p.next, 10)
+	pk := &parked{
+		dto: PermissionRequest{RequestID: id, ToolCallID: req.ToolCallID, Title: req.Title, Kind: req.Kind,
+			Options: make([]PermissionOption, len(req.Options)), ToolCall: slices.Clone(req.ToolCall)},
+		l: l, agent: agent, workspace: workspace, answer: make(chan string, 1),
+	}
+	for i, o := range req.Options {
+		pk.dto.Options[i] = PermissionOption(o)
+	}
+	if len(pk.dto.ToolCall) == 0 {
+		pk.dto.ToolCall = json.RawMessage("null")
+	}
+	p.pending[id] = pk
+	p.mu.Unlock()
+	l.pump.event(EvPermission, pk.dto)
+
+	var optionID string
+	select {
+	case optionID = <-pk.answer:
+	case <-ctx.Done():
+		p.mu.Lock()
+		if _, still := p.pending[id]; still {
+			delete(p.pending, id)
+		} else {
+			// Decided just as it was cancelled: the decision stands
+			// only if ctx allows it, and it does not.
+			select {
+			case <-pk.answer:
+			default:
+			}
+		}
+		p.mu.Unlock()
+		optionID = ""
+	}
+	l.pump.event(EvPermissionResolved, ResolvedPayload{RequestID: id, OptionID: optionID})
+	return acp.PermissionDecision{OptionID: optionID}, nil
+}
+
+// optionFor picks the request's option for a remembered option kind: the
+// same kind, else the one-time option of the same decision.
+func optionFor(opts []acp.PermissionOption, kind string) string {
+	want := []string{kind}
+	switch {
+	case strings.HasPrefix(kind, "allow"):
+		want = append(want, "allow_always", "allow_once")
+	case strings.HasPrefix(kind, "reject"):
+		want = append(want, "reject_always", "reject_once")
+	}
+	for _, k := range want {
+		for _, o := range opts {
+			if o.Kind == k {
+				return o.OptionID
+			}
+		}
+	}
+	return ""
+}
+
+// take removes a waiting request and answers it.
+func (p *permissions) take(id string, pk *parked, optionID string) {
+	delete(p.pending, id)
+	pk.answer <- optionID
+}
+
+type decideArgs struct {
+	SessionID string `json:"sessionId"`
+	RequestID string `json:"requestId"`
+	OptionID  string `json:"optionId"`
+}
+
+func (s *Services) permissionsDecide(ctx context.Context, a decideArgs) (any, *Error) {
+	p := s.perms
+	p.mu.Lock()
+	pk, ok := p.pending[a.RequestID]
+	if !ok || pk.l.id != a.SessionID {
+		p.mu.Unlock()
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no permission request %q is waiting in session %q", a.RequestID, a.SessionID)}
+	}
+	kind := ""
+	if a.OptionID != "" {
+		i := slices.IndexFunc(pk.dto.Options, func(o PermissionOption) bool { return o.OptionID == a.OptionID })
+		if i < 0 {
+			p.mu.Unlock()
+			return nil, badRequest("the request %s has no option %q", a.RequestID, a.OptionID)
+		}
+		kind = pk.dto.Options[i].Kind
+	}
+	p.mu.Unlock()
+
+	// Remember an always-choice first, so that a request arriving while
+	// the waiting ones are answered finds the rule.
+	always := (kind == "allow_always" || kind == "reject_always") && pk.dto.Kind != "" && pk.agent != ""
+	var remembered error
+	if always {
+		remembered = s.ix.RememberRule(ctx, store.Rule{Agent: pk.agent, Workspace: pk.workspace, ToolKind: pk.dto.Kind, OptionKind: kind})
+	}
+
+	p.mu.Lock()
+	if p.pending[a.RequestID] != pk {
+		p.mu.Unlock()
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("the permission request %q was cancelled meanwhile", a.RequestID)}
+	}
+	p.take(a.RequestID, pk, a.OptionID)
+	if always {
+		// Answer the matching requests already waiting, in any session.
+		for id, other := range p.pending {
+			if other.agent != pk.agent || other.workspace != pk.workspace || other.dto.Kind != pk.dto.Kind {
+				continue
+			}
+			opts := make([]acp.PermissionOption, len(other.dto.Options))
+			for i, o := range other.dto.Options {
+				opts[i] = acp.PermissionOption(o)
+			}
+			if oid := optionFor(opts, kind); oid != "" {
+				p.take(id, other, oid)
+			}
+		}
+	}
+	p.mu.Unlock()
+	if remembered != nil {
+		return nil, newError(CodeWriteFailed, "the choice was applied but not remembered: %w", remembered)
+	}
+	return nil, nil
+}

@@ -1,0 +1,494 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"mnote/acp"
+	"mnote/app/chat"
+	"mnote/store"
+	"mnote/thread"
+)
+
+// SessionSummary is one session in lists (API.md "SessionSummary").
+type SessionSummary struct {
+	ID             string `json:"id"`
+	Title          string `json:"title"`
+	Workspace      string `json:"workspace"`
+	Agent          string `json:"agent"`
+	CreatedMs      int64  `json:"createdMs"`
+	UpdatedMs      int64  `json:"updatedMs"`
+	Status         string `json:"status"`
+	Turns          int    `json:"turns"`
+	LastStopReason string `json:"lastStopReason"`
+	Live           bool   `json:"live"`
+}
+
+// Snapshot is a session's whole state (API.md "Snapshot"): events with a
+// seq above Seq follow it.
+type Snapshot struct {
+	Session SessionSummary      `json:"session"`
+	Seq     uint64              `json:"seq"`
+	Thread  thread.Snapshot     `json:"thread"`
+	Pending []PermissionRequest `json:"pending"`
+	Running bool                `json:"running"`
+}
+
+// Hit is one search result (API.md "Hit").
+type Hit struct {
+	SessionID string   `json:"sessionId"`
+	Title     string   `json:"title"`
+	Turn      int      `json:"turn"`
+	Role      string   `json:"role"`
+	Entry     string   `json:"entry"`
+	Entries   []string `json:"entries"`
+	Snippet   string   `json:"snippet"`
+}
+
+// TurnStarted is the result of sessions.prompt.
+type TurnStarted struct {
+	Turn int `json:"turn"`
+}
+
+// validID refuses ids that could name another file.
+func validID(id string) *Error {
+	if id == "" || len(id) > 100 {
+		return badRequest("a session id is required")
+	}
+	for _, r := range id {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_') {
+			return badRequest("%q is not a session id", id)
+		}
+	}
+	return nil
+}
+
+func summaryFromRow(r store.SessionRow) SessionSummary {
+	return SessionSummary{ID: r.ID, Title: r.Title, Workspace: r.Workspace, Agent: r.Runtime, CreatedMs: r.CreatedMs,
+		UpdatedMs: r.UpdatedMs, Status: r.Status, Turns: r.Turns, LastStopReason: r.LastStopReason}
+}
+
+// overlay puts what the live session knows over the index's row.
+func (s *Services) overlay(sum *SessionSummary) {
+	l := s.liveOf(sum.ID)
+	if l == nil {
+		if sum.Status == StatusRunning || sum.Status == StatusReady {
+			// Its agent is not running in this process.
+			sum.Status = StatusExited
+		}
+		return
+	}
+	sum.Live = true
+	sum.Status = l.statusNow()
+	if t := l.titleNow(); t != "" {
+		sum.Title = t
+	}
+	l.mu.Lock()
+	if l.runtime != "" {
+		sum.Agent = l.runtime
+	}
+	l.mu.Unlock()
+	if n := l.sess.Turns(); n > sum.Turns {
+		sum.Turns = n
+	}
+}
+
+// summary returns one session's summary.
+func (s *Services) summary(ctx context.Context, id string) (SessionSummary, *Error) {
+	row, err := s.ix.GetSession(ctx, id)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			return SessionSummary{}, errorFrom("read session "+id, err)
+		}
+		// Not indexed (yet): what its transcript says.
+		_, info, _, lerr := store.LoadThread(s.paths.TranscriptPath(id))
+		if lerr != nil {
+			return SessionSummary{}, notFound(id, lerr)
+		}
+		row = store.SessionRow{ID: id, Title: info.Title, Workspace: info.Workspace, Runtime: info.Runtime,
+			CreatedMs: info.CreatedMs, UpdatedMs: info.UpdatedMs, Status: info.Status, Turns: info.Turns,
+			LastStopReason: info.LastStopReason}
+	}
+	sum := summaryFromRow(row)
+	s.overlay(&sum)
+	return sum, nil
+}
+
+type listArgs struct {
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+}
+
+func (s *Services) sessionsList(ctx context.Context, a listArgs) (any, *Error) {
+	if a.Limit < 0 || a.Offset < 0 {
+		return nil, badRequest("limit and offset cannot be negative")
+	}
+	rows, err := s.ix.ListSessions(ctx, store.ListOptions{Limit: a.Limit, Offset: a.Offset})
+	if err != nil {
+		return nil, errorFrom("list sessions", err)
+	}
+	out := make([]SessionSummary, 0, len(rows))
+	for _, r := range rows {
+		sum := summaryFromRow(r)
+		s.overlay(&sum)
+		out = append(out, sum)
+	}
+	return out, nil
+}
+
+type createArgs struct {
+	Agent string `json:"agent"`
+	Cwd   string `json:"cwd"`
+}
+
+func (s *Services) sessionsCreate(ctx context.Context, a createArgs) (any, *Error) {
+	cwd := a.Cwd
+	if cwd == "" {
+		cwd = s.cfg.Workspace
+	}
+	cwd, e := workspaceDir(cwd)
+	if e != nil {
+		return nil, e
+	}
+	l, e := s.createLive(ctx, a.Agent, cwd)
+	if e != nil {
+		return nil, e
+	}
+	s.emit(EventSessionsChanged, struct{}{})
+	return s.summary(ctx, l.id)
+}
+
+// workspaceDir checks a session folder.
+func workspaceDir(dir string) (string, *Error) {
+	if strings.TrimSpace(dir) == "" {
+		return "", badRequest("which folder? give cwd")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", badRequest("folder %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", badRequest("folder %s: %w", abs, err)
+	}
+	if !st.IsDir() {
+		return "", badRequest("%s is not a folder", abs)
+	}
+	return abs, nil
+}
+
+type idArgs struct {
+	ID string `json:"id"`
+}
+
+// snapshotWait bounds how long sessions.open waits for the event goroutine.
+const snapshotWait = 10 * time.Second
+
+func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	if l := s.liveOf(a.ID); l != nil {
+		var snap thread.Snapshot
+		var pos chan streamPos
+		l.sess.Thread(func(th *thread.Thread) {
+			snap = th.Snapshot()
+			pos = l.pump.marker()
+		})
+		t := time.NewTimer(snapshotWait)
+		defer t.Stop()
+		var p streamPos
+		select {
+		case p = <-pos:
+		case <-ctx.Done():
+			return nil, errorFrom("open session", ctx.Err())
+		case <-t.C:
+			return nil, &Error{Code: CodeBusy, Message: "the session's events are backed up; try again"}
+		}
+		sum, e := s.summary(ctx, a.ID)
+		if e != nil {
+			return nil, e
+		}
+		if p.pending == nil {
+			p.pending = []PermissionRequest{}
+		}
+		return Snapshot{Session: sum, Seq: p.seq, Thread: snap, Pending: p.pending, Running: p.running}, nil
+	}
+	th, _, _, err := store.LoadThread(s.paths.TranscriptPath(a.ID))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, notFound(a.ID, err)
+		}
+		return nil, errorFrom("read session "+a.ID, err)
+	}
+	sum, e := s.summary(ctx, a.ID)
+	if e != nil {
+		return nil, e
+	}
+	s.mu.Lock()
+	seq := s.seqs[a.ID]
+	s.mu.Unlock()
+	return Snapshot{Session: sum, Seq: seq, Thread: th.Snapshot(), Pending: []PermissionRequest{}}, nil
+}
+
+type promptArgs struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+func (s *Services) sessionsPrompt(ctx context.Context, a promptArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	if strings.TrimSpace(a.Text) == "" {
+		return nil, badRequest("the prompt is empty")
+	}
+	l, e := s.openLive(ctx, a.ID)
+	if e != nil {
+		return nil, e
+	}
+	turn, e := l.startTurn(a.Text)
+	if e != nil {
+		return nil, e
+	}
+	return TurnStarted{Turn: turn}, nil
+}
+
+func (s *Services) sessionsCancel(_ context.Context, a idArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	if l := s.liveOf(a.ID); l != nil {
+		l.cancel()
+	}
+	return nil, nil
+}
+
+func (s *Services) sessionsClose(_ context.Context, a idArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	if l := s.liveOf(a.ID); l != nil {
+		s.closeLive(l)
+		s.emit(EventSessionsChanged, struct{}{})
+	}
+	return nil, nil
+}
+
+type renameArgs struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+func (s *Services) sessionsRename(ctx context.Context, a renameArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	title := strings.TrimSpace(a.Title)
+	if title == "" {
+		return nil, badRequest("the title is empty")
+	}
+	if l := s.liveOf(a.ID); l != nil {
+		if err := l.sess.SetTitle(title); err != nil {
+			return nil, newError(CodeWriteFailed, "%w", err)
+		}
+		l.mu.Lock()
+		l.title = title
+		l.mu.Unlock()
+	} else {
+		path := s.paths.TranscriptPath(a.ID)
+		if _, err := os.Stat(path); err != nil {
+			return nil, notFound(a.ID, err)
+		}
+		w, err := store.OpenTranscript(path, store.WriterOptions{})
+		if err != nil {
+			return nil, errorFrom("rename session "+a.ID, err)
+		}
+		data, _ := json.Marshal(store.TitleRecord{Title: title})
+		_, err = w.AppendRecord(store.DirApp, store.KindTitle, data)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, newError(CodeWriteFailed, "rename session %s: %w", a.ID, err)
+		}
+		if err := s.ix.Rename(ctx, a.ID, title); errors.Is(err, store.ErrNotFound) {
+			err = s.ix.ReindexFile(ctx, path)
+			if err != nil {
+				s.log.Warn("session not indexed", "session", a.ID, "err", err)
+			}
+		} else if err != nil {
+			s.log.Warn("index not renamed; the next start reindexes it", "session", a.ID, "err", err)
+		}
+	}
+	s.emit(EventSessionsChanged, struct{}{})
+	return s.summary(ctx, a.ID)
+}
+
+func (s *Services) sessionsDelete(ctx context.Context, a idArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	if l := s.liveOf(a.ID); l != nil {
+		s.closeLive(l)
+	}
+	if err := store.MoveToTrash(s.paths, a.ID); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, notFound(a.ID, err)
+		}
+		return nil, errorFrom("delete session "+a.ID, err)
+	}
+	if err := s.ix.Remove(ctx, a.ID); err != nil {
+		s.log.Warn("session not removed from the index", "session", a.ID, "err", err)
+	}
+	s.emit(EventSessionsChanged, struct{}{})
+	return nil, nil
+}
+
+func (s *Services) sessionsRestore(ctx context.Context, a idArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	if err := store.RestoreFromTrash(s.paths, a.ID); err != nil {
+		switch {
+		case errors.Is(err, store.ErrExists):
+			return nil, badRequest("session %s is not in the trash (it exists)", a.ID)
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no session %q in the trash", a.ID), cause: err}
+		}
+		return nil, errorFrom("restore session "+a.ID, err)
+	}
+	if err := s.ix.ReindexFile(ctx, s.paths.TranscriptPath(a.ID)); err != nil {
+		s.log.Warn("restored session not indexed", "session", a.ID, "err", err)
+	}
+	s.emit(EventSessionsChanged, struct{}{})
+	return s.summary(ctx, a.ID)
+}
+
+type searchArgs struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+}
+
+func (s *Services) sessionsSearch(ctx context.Context, a searchArgs) (any, *Error) {
+	hits, err := s.ix.Search(ctx, a.Query, a.Limit)
+	if err != nil {
+		return nil, errorFrom("search", err)
+	}
+	out := make([]Hit, 0, len(hits))
+	for _, h := range hits {
+		entries := h.Entries
+		if entries == nil {
+			entries = []string{}
+		}
+		out = append(out, Hit{SessionID: h.SessionID, Title: h.Title, Turn: h.Turn, Role: h.Role, Entry: h.Entry, Entries: entries, Snippet: h.Snippet})
+	}
+	return out, nil
+}
+
+// boundLive returns a live session with a running agent.
+func (s *Services) boundLive(id string) (*liveSession, *Error) {
+	if e := validID(id); e != nil {
+		return nil, e
+	}
+	l := s.liveOf(id)
+	if l == nil || l.agent.Load() == nil {
+		return nil, badRequest("no agent is running for this session; send a prompt first")
+	}
+	return l, nil
+}
+
+type setModeArgs struct {
+	ID     string `json:"id"`
+	ModeID string `json:"modeId"`
+}
+
+func (s *Services) sessionsSetMode(ctx context.Context, a setModeArgs) (any, *Error) {
+	l, e := s.boundLive(a.ID)
+	if e != nil {
+		return nil, e
+	}
+	if err := l.sess.SetMode(ctx, a.ModeID); err != nil {
+		return nil, agentCallError(err)
+	}
+	return nil, nil
+}
+
+type setConfigArgs struct {
+	ID       string `json:"id"`
+	ConfigID string `json:"configId"`
+	Value    string `json:"value"`
+}
+
+func (s *Services) sessionsSetConfigOption(ctx context.Context, a setConfigArgs) (any, *Error) {
+	l, e := s.boundLive(a.ID)
+	if e != nil {
+		return nil, e
+	}
+	if err := l.sess.SetConfigOption(ctx, a.ConfigID, a.Value); err != nil {
+		return nil, agentCallError(err)
+	}
+	return nil, nil
+}
+
+// agentCallError classifies a failed request to a running agent: the
+// agent refusing it is a bad request, anything else its failure.
+func agentCallError(err error) *Error {
+	var re *acp.RPCError
+	if errors.As(err, &re) {
+		return &Error{Code: CodeBadRequest, Message: "the agent refused: " + re.Message, cause: err}
+	}
+	if errors.Is(err, chat.ErrNoRuntime) {
+		return badRequest("%w", err)
+	}
+	e := errorFrom("", err)
+	if e.Code == CodeInternal {
+		e.Code = CodeAgentFailed
+	}
+	return e
+}
+
+type switchArgs struct {
+	ID    string `json:"id"`
+	Agent string `json:"agent"`
+}
+
+func (s *Services) sessionsSwitchAgent(ctx context.Context, a switchArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	rt, e := s.runtime(a.Agent)
+	if e != nil {
+		return nil, e
+	}
+	l, e := s.openLive(ctx, a.ID)
+	if e != nil {
+		return nil, e
+	}
+	l.mu.Lock()
+	if l.busy != "" || l.closing {
+		l.mu.Unlock()
+		return nil, &Error{Code: CodeBusy, Message: "the session is busy; cancel the turn first"}
+	}
+	l.busy = "switch"
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.busy = ""
+		l.mu.Unlock()
+	}()
+	if e := l.bind(ctx, rt.Name, ""); e != nil {
+		return nil, e
+	}
+	l.pump.event(EvNotice, NoticePayload{Level: "info",
+		Message: fmt.Sprintf("Now talking to %s, in a new conversation: it does not see the earlier turns.", rt.Title)})
+	l.pump.global(EventSessionsChanged, struct{}{})
+	return s.summary(ctx, a.ID)
+}
