@@ -29,12 +29,16 @@ ifeq ($(filter -buildvcs=%,$(GOFLAGS)),)
 export GOFLAGS := $(strip $(GOFLAGS) -buildvcs=false)
 endif
 
-.PHONY: deps build run test test-frontend bench clean
+.PHONY: deps frontend build run test test-frontend bench clean
 
 deps:
 	@scripts/deps.sh
 
-build:
+# The UI (Vite + Svelte) into frontend/dist, which the binary embeds.
+frontend:
+	@scripts/frontend.sh build
+
+build: frontend
 	@mkdir -p $(BIN)
 	$(GO) build -tags $(APP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/mnote .
 	@if compgen -G 'cmd/mnote-testagent/*.go' >/dev/null; then \
@@ -51,6 +55,7 @@ test:
 	@mkdir -p $(dir $(TIMINGS)) && : >$(TIMINGS)
 	@export TIMINGS=$(TIMINGS); rc=0; \
 	if $(TIMED) deps     $(MAKE) deps && \
+	   $(TIMED) ui-build scripts/frontend.sh build && \
 	   $(TIMED) gofmt    scripts/check-gofmt.sh && \
 	   $(TIMED) vet      $(GO) vet -tags $(TAGS) ./... && \
 	   $(TIMED) go-test  $(GO) test -tags $(TAGS) -count=1 -timeout 8m ./... && \
@@ -62,13 +67,9 @@ test:
 	if ((rc == 0)); then echo 'make test: all passed'; else echo 'make test: FAILED' >&2; fi; \
 	exit $$rc
 
-# Runs the frontend's tests once frontend/ is an npm project; a no-op until then.
+# Type-checks the UI and runs its vitest suite.
 test-frontend:
-	@if [[ -f frontend/package.json ]]; then \
-		cd frontend && npm ci --no-audit --no-fund && npm test; \
-	else \
-		echo 'test-frontend: no frontend/package.json yet (placeholder frontend), nothing to test'; \
-	fi
+	@scripts/frontend.sh test
 
 bench: build
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./...

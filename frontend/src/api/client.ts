@@ -1,0 +1,127 @@
+// Typed functions, one per API method (app/API.md). Stores use these; no
+// component does.
+
+import { ApiError } from './errors';
+import { pickTransport, type ConnectionState, type Transport } from './transport';
+import type {
+  Agent,
+  AgentCheck,
+  CustomAgentInput,
+  EventMap,
+  EventName,
+  Hit,
+  PermissionRequest,
+  SessionSummary,
+  Snapshot,
+} from './types';
+
+export interface Client {
+  readonly transportKind: 'wails' | 'http';
+  agents: {
+    list(): Promise<Agent[]>;
+    check(name: string): Promise<AgentCheck>;
+    saveCustom(a: CustomAgentInput): Promise<Agent[]>;
+    removeCustom(name: string): Promise<Agent[]>;
+  };
+  sessions: {
+    list(args?: { limit?: number; offset?: number }): Promise<SessionSummary[]>;
+    create(args: { agent: string; cwd?: string }): Promise<SessionSummary>;
+    open(id: string): Promise<Snapshot>;
+    prompt(id: string, text: string): Promise<{ turn: number }>;
+    cancel(id: string): Promise<void>;
+    rename(id: string, title: string): Promise<SessionSummary>;
+    delete(id: string): Promise<void>;
+    restore(id: string): Promise<SessionSummary>;
+    search(query: string, limit?: number): Promise<Hit[]>;
+    setMode(id: string, modeId: string): Promise<void>;
+    setConfigOption(id: string, configId: string, value: string | boolean): Promise<void>;
+    switchAgent(id: string, agent: string): Promise<SessionSummary>;
+    close(id: string): Promise<void>;
+  };
+  permissions: {
+    decide(sessionId: string, requestId: string, optionId: string): Promise<void>;
+  };
+  on<K extends EventName>(name: K, cb: (data: EventMap[K]) => void): () => void;
+  onReconnect(cb: () => void): () => void;
+  onConnection(cb: (s: ConnectionState) => void): () => void;
+  openExternal(url: string): void;
+  copyText(text: string): Promise<void>;
+}
+
+function arr<T>(x: unknown): T[] {
+  return Array.isArray(x) ? (x as T[]) : [];
+}
+
+function obj<T>(x: unknown, method: string): T {
+  if (!x || typeof x !== 'object') {
+    throw new ApiError('internal', `The app answered ${method} without a result.`);
+  }
+  return x as T;
+}
+
+function normalizeSnapshot(s: Snapshot): Snapshot {
+  const t = s.thread ?? ({ entries: [], usage: { used: 0, size: 0 }, turn: 0 } as Snapshot['thread']);
+  return {
+    ...s,
+    seq: typeof s.seq === 'number' ? s.seq : 0,
+    pending: arr<PermissionRequest>(s.pending),
+    running: !!s.running,
+    thread: { ...t, entries: arr(t.entries), usage: t.usage ?? { used: 0, size: 0 } },
+  };
+}
+
+export function createClient(t: Transport): Client {
+  const call = (method: string, args: Record<string, unknown> = {}) => t.call(method, args);
+  return {
+    transportKind: t.kind,
+    agents: {
+      list: async () => arr<Agent>(await call('agents.list')),
+      check: async (name) => obj<AgentCheck>(await call('agents.check', { name }), 'agents.check'),
+      saveCustom: async (a) =>
+        arr<Agent>(await call('agents.saveCustom', { name: a.name, command: a.command, args: a.args, env: a.env })),
+      removeCustom: async (name) => arr<Agent>(await call('agents.removeCustom', { name })),
+    },
+    sessions: {
+      list: async (args = {}) => arr<SessionSummary>(await call('sessions.list', args)),
+      create: async (args) => obj<SessionSummary>(await call('sessions.create', args), 'sessions.create'),
+      open: async (id) => normalizeSnapshot(obj<Snapshot>(await call('sessions.open', { id }), 'sessions.open')),
+      prompt: async (id, text) => {
+        const r = (await call('sessions.prompt', { id, text })) as { turn?: number } | undefined;
+        return { turn: r?.turn ?? 0 };
+      },
+      cancel: async (id) => void (await call('sessions.cancel', { id })),
+      rename: async (id, title) => obj<SessionSummary>(await call('sessions.rename', { id, title }), 'sessions.rename'),
+      delete: async (id) => void (await call('sessions.delete', { id })),
+      restore: async (id) => obj<SessionSummary>(await call('sessions.restore', { id }), 'sessions.restore'),
+      search: async (query, limit) =>
+        arr<Hit>(await call('sessions.search', limit === undefined ? { query } : { query, limit })),
+      setMode: async (id, modeId) => void (await call('sessions.setMode', { id, modeId })),
+      setConfigOption: async (id, configId, value) =>
+        void (await call('sessions.setConfigOption', { id, configId, value })),
+      switchAgent: async (id, agent) =>
+        obj<SessionSummary>(await call('sessions.switchAgent', { id, agent }), 'sessions.switchAgent'),
+      close: async (id) => void (await call('sessions.close', { id })),
+    },
+    permissions: {
+      decide: async (sessionId, requestId, optionId) =>
+        void (await call('permissions.decide', { sessionId, requestId, optionId })),
+    },
+    on: (name, cb) => t.on(name, cb as (d: unknown) => void),
+    onReconnect: (cb) => t.onReconnect(cb),
+    onConnection: (cb) => t.onConnection(cb),
+    openExternal: (url) => t.openExternal(url),
+    copyText: (text) => t.copyText(text),
+  };
+}
+
+let current: Client | null = null;
+
+/** The app's client, built on first use from the environment. */
+export function getClient(): Client {
+  return (current ??= createClient(pickTransport()));
+}
+
+/** Replaces the app's client (tests, or a future second window). */
+export function setClient(c: Client | null): void {
+  current = c;
+}

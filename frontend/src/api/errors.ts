@@ -1,0 +1,66 @@
+import type { ApiErrorShape, ErrorCode } from './types';
+
+/**
+ * The one error every API call rejects with: Go's {code, message, details}
+ * shape, or a client-side `network` / `unauthorized` error.
+ */
+export class ApiError extends Error implements ApiErrorShape {
+  readonly code: ErrorCode | string;
+  readonly details?: string;
+
+  constructor(code: ErrorCode | string, message: string, details?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    if (details) this.details = details;
+  }
+
+  /** Turns anything a transport caught into an ApiError. */
+  static from(x: unknown, fallbackCode: ErrorCode = 'internal'): ApiError {
+    if (x instanceof ApiError) return x;
+    if (isShape(x)) return new ApiError(x.code, x.message || x.code, x.details || undefined);
+    if (typeof x === 'string') {
+      const s = x.trim();
+      if (s.startsWith('{')) {
+        try {
+          const parsed: unknown = JSON.parse(s);
+          if (isShape(parsed)) return ApiError.from(parsed);
+          if (parsed && typeof parsed === 'object' && isShape((parsed as { error?: unknown }).error)) {
+            return ApiError.from((parsed as { error: unknown }).error);
+          }
+        } catch {
+          /* not JSON: a plain message */
+        }
+      }
+      return new ApiError(fallbackCode, s || 'Unknown error');
+    }
+    if (x instanceof Error) return new ApiError(fallbackCode, x.message || x.name);
+    return new ApiError(fallbackCode, 'Unknown error', safeString(x));
+  }
+
+  toJSON(): ApiErrorShape {
+    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+function isShape(x: unknown): x is ApiErrorShape {
+  return (
+    !!x &&
+    typeof x === 'object' &&
+    typeof (x as ApiErrorShape).code === 'string' &&
+    (typeof (x as ApiErrorShape).message === 'string' || (x as ApiErrorShape).message === undefined)
+  );
+}
+
+function safeString(x: unknown): string | undefined {
+  try {
+    return x === undefined ? undefined : JSON.stringify(x);
+  } catch {
+    return String(x);
+  }
+}
+
+/** A sentence for a person, e.g. for a toast. */
+export function errorMessage(e: unknown): string {
+  return ApiError.from(e).message;
+}

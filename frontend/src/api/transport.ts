@@ -1,0 +1,405 @@
+// The two ways to reach Go (app/API.md): the Wails window's one bound method
+// plus runtime events, or `mnote serve`'s POST /api/call plus a WebSocket.
+// Nothing outside src/api touches window.go, window.runtime, fetch('/api')
+// or the WebSocket.
+
+import { ApiError } from './errors';
+
+export type Listener = (data: unknown) => void;
+export type ConnectionState = 'connecting' | 'open' | 'closed';
+
+export interface Transport {
+  readonly kind: 'wails' | 'http';
+  /** Calls one API method; resolves with its result, rejects with ApiError. */
+  call(method: string, args: unknown): Promise<unknown>;
+  /** Subscribes to an event; returns the unsubscribe function. */
+  on(name: string, cb: Listener): () => void;
+  /** The event stream came back after a drop: events may have been lost. */
+  onReconnect(cb: () => void): () => void;
+  /** The event stream's state (always "open" in the window). */
+  onConnection(cb: (s: ConnectionState) => void): () => void;
+  openExternal(url: string): void;
+  copyText(text: string): Promise<void>;
+  close(): void;
+}
+
+// ---- Wails -----------------------------------------------------------------
+
+export interface WailsBridge {
+  Call(method: string, args: string): Promise<string>;
+}
+
+export interface WailsRuntime {
+  EventsOn(name: string, cb: (...data: unknown[]) => void): (() => void) | void;
+  EventsOff?(name: string, ...more: string[]): void;
+  BrowserOpenURL?(url: string): void;
+  ClipboardSetText?(text: string): Promise<boolean>;
+}
+
+declare global {
+  interface Window {
+    go?: { app?: { Bridge?: WailsBridge } };
+    runtime?: WailsRuntime;
+  }
+}
+
+function parseMaybeJSON(x: unknown): unknown {
+  if (typeof x !== 'string') return x;
+  if (x === '') return undefined;
+  try {
+    return JSON.parse(x);
+  } catch {
+    return x;
+  }
+}
+
+export class WailsTransport implements Transport {
+  readonly kind = 'wails' as const;
+
+  constructor(
+    private readonly bridge: WailsBridge,
+    private readonly runtime: WailsRuntime | undefined,
+  ) {}
+
+  async call(method: string, args: unknown): Promise<unknown> {
+    let out: unknown;
+    try {
+      out = await this.bridge.Call(method, JSON.stringify(args ?? {}));
+    } catch (e) {
+      // Go's error is the JSON {code, message, details} as a string.
+      throw ApiError.from(e);
+    }
+    if (typeof out !== 'string') return out ?? undefined;
+    if (out === '') return undefined;
+    try {
+      return JSON.parse(out);
+    } catch {
+      throw new ApiError('internal', `The app answered ${method} with something that is not JSON.`, out.slice(0, 500));
+    }
+  }
+
+  on(name: string, cb: Listener): () => void {
+    if (!this.runtime?.EventsOn) return () => {};
+    const off = this.runtime.EventsOn(name, (data: unknown) => cb(parseMaybeJSON(data)));
+    return typeof off === 'function' ? off : () => this.runtime?.EventsOff?.(name);
+  }
+
+  onReconnect(): () => void {
+    return () => {}; // in-process: nothing is ever lost
+  }
+
+  onConnection(cb: (s: ConnectionState) => void): () => void {
+    cb('open');
+    return () => {};
+  }
+
+  openExternal(url: string): void {
+    if (this.runtime?.BrowserOpenURL) this.runtime.BrowserOpenURL(url);
+    else window.open(url, '_blank', 'noopener,noreferrer');
+  }
+
+  async copyText(text: string): Promise<void> {
+    if (this.runtime?.ClipboardSetText) {
+      const ok = await this.runtime.ClipboardSetText(text);
+      if (ok !== false) return;
+    }
+    await browserCopy(text);
+  }
+
+  close(): void {}
+}
+
+// ---- HTTP (mnote serve) ----------------------------------------------------
+
+export const TOKEN_KEY = 'mnote.token';
+
+export interface LocationLike {
+  href: string;
+  protocol: string;
+  host: string;
+  origin: string;
+}
+
+/**
+ * Takes the token from `?token=` (keeping it in sessionStorage and removing
+ * it from the visible URL), or from sessionStorage after a reload.
+ */
+export function resolveToken(
+  loc: LocationLike = window.location,
+  storage: Pick<Storage, 'getItem' | 'setItem'> | undefined = safeSessionStorage(),
+  hist: Pick<History, 'replaceState' | 'state'> | undefined = window.history,
+): string {
+  const url = new URL(loc.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl) {
+    try {
+      storage?.setItem(TOKEN_KEY, fromUrl);
+    } catch {
+      /* storage may be disabled; the token then lives for this page only */
+    }
+    url.searchParams.delete('token');
+    try {
+      hist?.replaceState(hist.state, '', url.pathname + url.search + url.hash);
+    } catch {
+      /* not fatal */
+    }
+    return fromUrl;
+  }
+  try {
+    return storage?.getItem(TOKEN_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function safeSessionStorage(): Storage | undefined {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface HttpOptions {
+  token: string;
+  /** Origin of `mnote serve`, e.g. "http://127.0.0.1:7777". */
+  origin: string;
+  fetch?: typeof fetch;
+  WebSocket?: typeof WebSocket;
+  /** Backoff bounds for reconnecting the event stream, in ms. */
+  minBackoff?: number;
+  maxBackoff?: number;
+}
+
+export class HttpTransport implements Transport {
+  readonly kind = 'http' as const;
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly reconnectListeners = new Set<() => void>();
+  private readonly connListeners = new Set<(s: ConnectionState) => void>();
+  private ws: WebSocket | null = null;
+  private wantOpen = false;
+  private everOpened = false;
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private state: ConnectionState = 'closed';
+  private readonly fetchFn: typeof fetch;
+  private readonly WS: typeof WebSocket | undefined;
+
+  constructor(private readonly opts: HttpOptions) {
+    this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
+    this.WS = opts.WebSocket ?? (typeof WebSocket === 'undefined' ? undefined : WebSocket);
+  }
+
+  get token(): string {
+    return this.opts.token;
+  }
+
+  async call(method: string, args: unknown): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await this.fetchFn(this.opts.origin + '/api/call', {
+        method: 'POST',
+        headers: {
+          Authorization: 'Bearer ' + this.opts.token,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({ method, args: args ?? {} }),
+      });
+    } catch (e) {
+      throw new ApiError('network', 'Cannot reach mnote. Is `mnote serve` still running?', errorText(e));
+    }
+    let text = '';
+    try {
+      text = await res.text();
+    } catch (e) {
+      throw new ApiError('network', 'The connection to mnote broke off.', errorText(e));
+    }
+    let body: unknown;
+    let parsed = false;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+        parsed = true;
+      } catch {
+        /* handled below */
+      }
+    }
+    const errObj = parsed && body && typeof body === 'object' ? (body as { error?: unknown }).error : undefined;
+    if (res.status === 401) {
+      throw new ApiError(
+        'unauthorized',
+        'mnote refused the access token. Open the URL that `mnote serve` printed (it carries ?token=…).',
+        (errObj ? ApiError.from(errObj).message : text.slice(0, 500)) || undefined,
+      );
+    }
+    if (errObj) throw ApiError.from(errObj);
+    if (!res.ok) {
+      throw new ApiError('internal', `mnote answered ${res.status} ${res.statusText}`.trim() + '.', text.slice(0, 2000) || undefined);
+    }
+    if (!parsed) {
+      if (text === '') return undefined;
+      throw new ApiError('internal', `mnote answered ${method} with something that is not JSON.`, text.slice(0, 500));
+    }
+    return body && typeof body === 'object' && 'result' in body ? (body as { result: unknown }).result : undefined;
+  }
+
+  on(name: string, cb: Listener): () => void {
+    let set = this.listeners.get(name);
+    if (!set) this.listeners.set(name, (set = new Set()));
+    set.add(cb);
+    this.ensureOpen();
+    return () => {
+      set.delete(cb);
+    };
+  }
+
+  onReconnect(cb: () => void): () => void {
+    this.reconnectListeners.add(cb);
+    return () => this.reconnectListeners.delete(cb);
+  }
+
+  onConnection(cb: (s: ConnectionState) => void): () => void {
+    this.connListeners.add(cb);
+    cb(this.state);
+    return () => this.connListeners.delete(cb);
+  }
+
+  openExternal(url: string): void {
+    window.open(url, '_blank', 'noopener,noreferrer');
+  }
+
+  copyText(text: string): Promise<void> {
+    return browserCopy(text);
+  }
+
+  close(): void {
+    this.wantOpen = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close();
+    this.setState('closed');
+  }
+
+  /** The WebSocket URL (the token travels as a query parameter: browsers
+   * cannot set headers on a WebSocket). */
+  eventsURL(): string {
+    const u = new URL(this.opts.origin);
+    const proto = u.protocol === 'https:' ? 'wss:' : 'ws:';
+    return `${proto}//${u.host}/api/events?token=${encodeURIComponent(this.opts.token)}`;
+  }
+
+  private ensureOpen(): void {
+    if (this.wantOpen) return;
+    this.wantOpen = true;
+    this.connect();
+  }
+
+  private setState(s: ConnectionState): void {
+    if (this.state === s) return;
+    this.state = s;
+    for (const cb of this.connListeners) cb(s);
+  }
+
+  private connect(): void {
+    if (!this.wantOpen || !this.WS) return;
+    this.timer = null;
+    this.setState('connecting');
+    let ws: WebSocket;
+    try {
+      ws = new this.WS(this.eventsURL());
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      if (this.ws !== ws) return;
+      this.attempt = 0;
+      this.setState('open');
+      const again = this.everOpened;
+      this.everOpened = true;
+      if (again) for (const cb of [...this.reconnectListeners]) safeCall(cb);
+    };
+    ws.onmessage = (ev: MessageEvent) => {
+      if (this.ws !== ws || typeof ev.data !== 'string') return;
+      let frame: { name?: unknown; data?: unknown };
+      try {
+        frame = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      if (!frame || typeof frame.name !== 'string') return;
+      const set = this.listeners.get(frame.name);
+      if (!set) return;
+      for (const cb of [...set]) safeCall(() => cb(frame.data));
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.scheduleReconnect();
+    };
+    ws.onerror = () => {
+      /* onclose follows */
+    };
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.wantOpen) return;
+    this.setState('closed');
+    const min = this.opts.minBackoff ?? 250;
+    const max = this.opts.maxBackoff ?? 10_000;
+    const base = Math.min(max, min * 2 ** this.attempt);
+    this.attempt = Math.min(this.attempt + 1, 16);
+    const delay = base / 2 + Math.random() * (base / 2); // jitter
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+}
+
+function safeCall(cb: () => void): void {
+  try {
+    cb();
+  } catch (e) {
+    console.error('mnote: event listener failed', e);
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+async function browserCopy(text: string): Promise<void> {
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(text);
+      return;
+    }
+  } catch {
+    /* fall back below (e.g. not a secure context) */
+  }
+  const ta = document.createElement('textarea');
+  ta.value = text;
+  ta.setAttribute('readonly', '');
+  ta.style.position = 'fixed';
+  ta.style.opacity = '0';
+  document.body.appendChild(ta);
+  ta.select();
+  try {
+    document.execCommand('copy');
+  } finally {
+    ta.remove();
+  }
+}
+
+/**
+ * The window's Wails bridge when it exists (window.go.app.Bridge), else
+ * `mnote serve` over HTTP on this page's origin.
+ */
+export function pickTransport(w: Window = window): Transport {
+  const bridge = w.go?.app?.Bridge;
+  if (bridge && typeof bridge.Call === 'function') return new WailsTransport(bridge, w.runtime);
+  const token = resolveToken(w.location, safeSessionStorage(), w.history);
+  return new HttpTransport({ token, origin: w.location.origin });
+}

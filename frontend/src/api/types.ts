@@ -1,0 +1,347 @@
+// Types of the app API (app/API.md) and of Go's thread package
+// (thread/thread.go) as the UI receives them. JSON, camelCase. Fields Go
+// tags `omitempty` are optional here.
+
+// ---- Agents ----------------------------------------------------------------
+
+export type AgentStatus = 'ready' | 'missing' | 'needs_login' | 'failed';
+
+export interface Agent {
+  name: string;
+  title: string;
+  command: string;
+  args: string[];
+  builtin: boolean;
+  status: AgentStatus;
+  path?: string;
+  /** How to install it (missing) or the exact command to log in (needs_login). */
+  hint?: string;
+  error?: string;
+  stderrTail?: string;
+  /** Not in API.md (yet): custom agents' env, when Go sends it back. */
+  env?: Record<string, string>;
+}
+
+export interface AuthMethod {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+export interface AgentCheck {
+  name: string;
+  agentName: string;
+  agentVersion: string;
+  protocol: number;
+  loadSession: boolean;
+  authMethods: AuthMethod[];
+  startMs: number;
+}
+
+export interface CustomAgentInput {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+// ---- Sessions --------------------------------------------------------------
+
+export type SessionStatus = 'new' | 'running' | 'ready' | 'exited' | 'failed' | 'needs_auth';
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  workspace: string;
+  agent: string;
+  createdMs: number;
+  updatedMs: number;
+  status: SessionStatus;
+  turns: number;
+  lastStopReason: string;
+  live: boolean;
+}
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  /** allow_once | allow_always | reject_once | reject_always (or unknown). */
+  kind: string;
+}
+
+export interface PermissionRequest {
+  requestId: string;
+  toolCallId: string;
+  title: string;
+  kind: string;
+  options: PermissionOption[];
+  /** The raw ACP toolCall: content (diffs), locations, rawInput. */
+  toolCall?: RawToolCall | null;
+}
+
+/** The ACP toolCall of a permission request, as the agent sent it. */
+export interface RawToolCall {
+  toolCallId?: string;
+  title?: string;
+  kind?: string;
+  status?: string;
+  content?: ToolCallContent[] | null;
+  locations?: Location[] | null;
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  [key: string]: unknown;
+}
+
+export interface Snapshot {
+  session: SessionSummary;
+  /** Events with seq > this follow. */
+  seq: number;
+  thread: ThreadSnapshot;
+  pending: PermissionRequest[] | null;
+  running: boolean;
+}
+
+export interface Hit {
+  sessionId: string;
+  title: string;
+  turn: number;
+  role: string;
+  /** The entry id the hit is in. */
+  entry: string;
+  entries: string[];
+  /** Text with the matches between « and ». */
+  snippet: string;
+}
+
+// ---- thread (Go package thread) ---------------------------------------------
+
+export type EntryKind = 'user_message' | 'assistant_message' | 'thought' | 'tool_call' | 'plan';
+
+export type ToolStatus =
+  | 'pending'
+  | 'awaiting_permission'
+  | 'in_progress'
+  | 'completed'
+  | 'failed'
+  | 'rejected'
+  | 'cancelled';
+
+export interface Block {
+  type: string;
+  /** Byte (UTF-8) offset in the entry's text where the block came. */
+  offset: number;
+  raw: unknown;
+}
+
+export interface Location {
+  path: string;
+  line?: number | null;
+}
+
+export interface ToolCallContent {
+  type: 'content' | 'diff' | 'terminal' | string;
+  /** type "content": an ACP content block. */
+  content?: ContentBlock | null;
+  /** type "diff". */
+  path?: string;
+  oldText?: string | null;
+  newText?: string;
+  /** type "terminal". */
+  terminalId?: string;
+}
+
+export interface ContentBlock {
+  type: string;
+  text?: string;
+  mimeType?: string;
+  data?: string;
+  uri?: string;
+  name?: string;
+  resource?: unknown;
+  [key: string]: unknown;
+}
+
+export interface ToolCall {
+  id: string;
+  toolCallId: string;
+  title: string;
+  kind?: string;
+  status: ToolStatus | string;
+  content?: ToolCallContent[] | null;
+  locations?: Location[] | null;
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  options?: PermissionOption[] | null;
+  /** The chosen option kind (allow_once, …) or "cancelled". */
+  decision?: string;
+  startedMs?: number;
+  endedMs?: number;
+}
+
+export interface PlanEntry {
+  content: string;
+  priority?: string;
+  status?: string;
+}
+
+export interface Entry {
+  id: string;
+  kind: EntryKind | string;
+  turn: number;
+  messageId?: string;
+  text?: string;
+  blocks?: Block[] | null;
+  streaming?: boolean;
+  createdMs?: number;
+  toolCall?: ToolCall | null;
+  plan?: PlanEntry[] | null;
+}
+
+export interface Cost {
+  amount: number;
+  currency: string;
+}
+
+export interface Usage {
+  used: number;
+  size: number;
+  cost?: Cost | null;
+  lastTokens?: Record<string, number> | null;
+  turnTokens?: Record<string, number> | null;
+  sessionTokens?: Record<string, number> | null;
+}
+
+export interface Mode {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+export interface Command {
+  name: string;
+  description?: string;
+  /** ACP AvailableCommandInput, e.g. {hint}. */
+  input?: { hint?: string } | null;
+}
+
+/** ACP session config option (select, or the unstable boolean). */
+export interface ConfigSelectValue {
+  value: string;
+  name: string;
+  description?: string | null;
+}
+export interface ConfigSelectGroup {
+  group: string;
+  name: string;
+  options: ConfigSelectValue[];
+}
+export interface ConfigOption {
+  id: string;
+  name: string;
+  description?: string | null;
+  /** mode | model | thought_level | _custom… */
+  category?: string | null;
+  type: 'select' | 'boolean' | string;
+  currentValue: string | boolean;
+  options?: (ConfigSelectValue | ConfigSelectGroup)[];
+}
+
+export interface ThreadSnapshot {
+  entries: Entry[] | null;
+  title?: string;
+  updatedAt?: string;
+  usage: Usage;
+  currentModeId?: string;
+  modes?: Mode[] | null;
+  configOptions?: ConfigOption[] | null;
+  commands?: Command[] | null;
+  plan?: PlanEntry[] | null;
+  turn: number;
+  stopReason?: string;
+}
+
+// ---- Events ----------------------------------------------------------------
+
+export interface AppendPayload {
+  entryId: string;
+  delta: string;
+}
+
+export interface MetaPayload {
+  usage?: Usage | null;
+  modes?: Mode[] | null;
+  currentModeId?: string;
+  configOptions?: ConfigOption[] | null;
+  commands?: Command[] | null;
+  title?: string;
+  plan?: PlanEntry[] | null;
+}
+
+export interface PermissionResolvedPayload {
+  requestId: string;
+  optionId: string;
+}
+
+export interface TurnPayload {
+  state: 'running' | 'ended';
+  turn: number;
+  stopReason?: string;
+  error?: string | ApiErrorShape;
+}
+
+export type NoticeLevel = 'info' | 'warn' | 'error';
+
+export interface NoticePayload {
+  level: NoticeLevel;
+  message: string;
+  details?: string;
+  action?: 'restart' | 'login' | string;
+}
+
+export type ThreadEvent =
+  | { sessionId: string; seq: number; type: 'entry'; payload: Entry }
+  | { sessionId: string; seq: number; type: 'append'; payload: AppendPayload }
+  | { sessionId: string; seq: number; type: 'meta'; payload: MetaPayload }
+  | { sessionId: string; seq: number; type: 'permission'; payload: PermissionRequest }
+  | { sessionId: string; seq: number; type: 'permission_resolved'; payload: PermissionResolvedPayload }
+  | { sessionId: string; seq: number; type: 'turn'; payload: TurnPayload }
+  | { sessionId: string; seq: number; type: 'notice'; payload: NoticePayload };
+
+export type ThreadEventType = ThreadEvent['type'];
+
+export interface AgentStatusEvent {
+  name: string;
+  status: AgentStatus;
+  error?: string;
+}
+
+/** Event name → payload. */
+export interface EventMap {
+  'thread:event': ThreadEvent;
+  'sessions:changed': Record<string, never>;
+  'agent:status': AgentStatusEvent;
+}
+
+export type EventName = keyof EventMap;
+
+// ---- Errors ----------------------------------------------------------------
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'not_found'
+  | 'agent_missing'
+  | 'agent_failed'
+  | 'needs_auth'
+  | 'busy'
+  | 'write_failed'
+  | 'internal'
+  // Client-side codes (not sent by Go): the transport failed or the server
+  // refused the token.
+  | 'network'
+  | 'unauthorized';
+
+export interface ApiErrorShape {
+  code: string;
+  message: string;
+  details?: string;
+}

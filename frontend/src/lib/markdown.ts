@@ -1,0 +1,359 @@
+// Markdown → sanitized HTML.
+//
+// marked turns Markdown into HTML, raw HTML in the source is shown as text
+// (only <br> passes), code blocks are highlighted and get a copy button,
+// and DOMPurify, with a strict allow-list and hooks, has the last word: no
+// scripts, styles, frames, forms, event handlers, or links other than
+// http(s), mailto and relative ones.
+//
+// Messages render block by block (top-level Markdown blocks), each block's
+// HTML cached by its source, so a streaming message re-renders only its last
+// block and a long transcript renders a message once however often it is
+// scrolled past.
+
+import { Marked, type Token, type Tokens } from 'marked';
+import DOMPurify, { type Config } from 'dompurify';
+import { escapeHtml } from './html';
+import { highlight } from './highlight';
+
+export interface MarkdownOptions {
+  /**
+   * Load images from http(s) URLs. Off by default: an image URL written by an
+   * agent (perhaps prompt-injected by a file it read) is fetched without a
+   * click and can carry data out in its query string. When off, remote images
+   * render as links.
+   */
+  remoteImages: boolean;
+}
+
+const options: MarkdownOptions = { remoteImages: false };
+
+export function setMarkdownOptions(o: Partial<MarkdownOptions>): void {
+  Object.assign(options, o);
+  cache.clear();
+}
+
+// ---- URL rules ---------------------------------------------------------------
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const CONTROL = /[\u0000-\u0020\u007f-\u009f]/g;
+
+/** http(s), mailto and relative links only. */
+export function isSafeHref(href: string): boolean {
+  const s = href.replace(CONTROL, '');
+  const m = SCHEME.exec(s);
+  if (!m) return true; // relative: no scheme
+  const scheme = m[1].toLowerCase();
+  return scheme === 'http' || scheme === 'https' || scheme === 'mailto';
+}
+
+const DATA_IMAGE = /^data:image\/(png|jpe?g|gif|webp|avif);base64,[a-z0-9+/=\s]+$/i;
+
+/** data:image (raster), relative, and http(s) when remote images are on. */
+export function isSafeImageSrc(src: string): boolean {
+  const s = src.trim();
+  if (DATA_IMAGE.test(s)) return true;
+  const m = SCHEME.exec(s.replace(CONTROL, ''));
+  if (!m) return !s.startsWith('//') || options.remoteImages; // protocol-relative is remote
+  const scheme = m[1].toLowerCase();
+  return options.remoteImages && (scheme === 'http' || scheme === 'https');
+}
+
+function isRemote(src: string): boolean {
+  return /^(https?:)?\/\//i.test(src.trim());
+}
+
+// ---- marked ------------------------------------------------------------------
+
+function codeBlock(text: string, lang: string): string {
+  const language = (lang.match(/^\S*/)?.[0] ?? '').toLowerCase();
+  const body = highlight(text, language) ?? escapeHtml(text);
+  const cls = language ? ` language-${escapeHtml(language.replace(/[^\w+-]/g, ''))}` : '';
+  return (
+    '<div class="code-block">' +
+    '<div class="code-head">' +
+    `<span class="code-lang">${escapeHtml(language || 'text')}</span>` +
+    '<button type="button" class="copy-btn" aria-label="Copy code">Copy</button>' +
+    '</div>' +
+    `<pre><code class="hljs${cls}">${body}</code></pre>` +
+    '</div>'
+  );
+}
+
+const md = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    code({ text, lang }: Tokens.Code): string {
+      return codeBlock(text, lang ?? '');
+    },
+    // Raw HTML is shown as text: agents write "<details>" in prose far more
+    // often than they mean markup. <br> (common in tables) passes.
+    html({ text }: Tokens.HTML | Tokens.Tag): string {
+      return /^<br\s*\/?>$/i.test(text.trim()) ? '<br>' : escapeHtml(text);
+    },
+    image({ href, title, text }: Tokens.Image): string {
+      const alt = escapeHtml(text || '');
+      const t = title ? ` title="${escapeHtml(title)}"` : '';
+      if (isSafeImageSrc(href)) return `<img src="${escapeHtml(href)}" alt="${alt}"${t}>`;
+      if (isRemote(href) && isSafeHref(href)) {
+        return `<a href="${escapeHtml(href)}" class="md-remote-image"${t}>image: ${alt || escapeHtml(href)}</a>`;
+      }
+      return alt;
+    },
+  },
+});
+
+// ---- DOMPurify ---------------------------------------------------------------
+
+const ALLOWED_TAGS = [
+  'a', 'b', 'blockquote', 'br', 'button', 'code', 'del', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'hr', 'i', 'img', 'input', 'kbd', 'li', 'mark', 'ol', 'p', 'pre', 's', 'span', 'strong', 'sub', 'sup',
+  'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+];
+const ALLOWED_ATTR = [
+  'href', 'title', 'alt', 'src', 'class', 'type', 'checked', 'disabled', 'align', 'start', 'colspan', 'rowspan',
+  'aria-label',
+];
+const CLASS_OK = /^(hljs(-[\w-]+)?|language-[\w+-]+|code-(block|head|lang)|copy-btn|md-[\w-]+)$/;
+
+const PURIFY_CONFIG: Config = {
+  ALLOWED_TAGS,
+  ALLOWED_ATTR,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+  FORBID_TAGS: ['script', 'style', 'iframe', 'frame', 'object', 'embed', 'form', 'svg', 'math', 'link', 'meta', 'base'],
+  FORBID_ATTR: ['style', 'srcset', 'action', 'formaction'],
+  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
+  RETURN_TRUSTED_TYPE: false,
+};
+
+type Purifier = ReturnType<typeof DOMPurify>;
+let purifier: Purifier | null = null;
+
+function getPurifier(): Purifier {
+  if (purifier) return purifier;
+  const p = DOMPurify(window);
+  p.addHook('afterSanitizeAttributes', (node) => {
+    if (node.nodeType !== 1) return;
+    const el = node as Element;
+    const cls = el.getAttribute('class');
+    if (cls !== null) {
+      const kept = cls.split(/\s+/).filter((c) => CLASS_OK.test(c));
+      if (kept.length) el.setAttribute('class', kept.join(' '));
+      else el.removeAttribute('class');
+    }
+    switch (el.tagName) {
+      case 'A': {
+        const href = el.getAttribute('href');
+        if (href !== null && !isSafeHref(href)) el.removeAttribute('href');
+        if (el.hasAttribute('href')) {
+          el.setAttribute('target', '_blank');
+          el.setAttribute('rel', 'noopener noreferrer');
+        }
+        break;
+      }
+      case 'IMG': {
+        const src = el.getAttribute('src');
+        if (src !== null && !isSafeImageSrc(src)) el.removeAttribute('src');
+        el.setAttribute('loading', 'lazy');
+        el.setAttribute('referrerpolicy', 'no-referrer');
+        break;
+      }
+      case 'INPUT':
+        // Only GFM task-list boxes, read-only.
+        el.setAttribute('type', 'checkbox');
+        el.setAttribute('disabled', '');
+        break;
+      case 'BUTTON':
+        el.setAttribute('type', 'button');
+        break;
+    }
+  });
+  purifier = p;
+  return p;
+}
+
+/** Sanitizes HTML with the strict configuration above. */
+export function sanitize(html: string): string {
+  return getPurifier().sanitize(html, PURIFY_CONFIG) as string;
+}
+
+// ---- rendering ---------------------------------------------------------------
+
+const CACHE_MAX = 4000;
+const cache = new Map<string, string>();
+
+function cacheGet(key: string): string | undefined {
+  const v = cache.get(key);
+  if (v !== undefined) {
+    cache.delete(key);
+    cache.set(key, v);
+  }
+  return v;
+}
+
+function cachePut(key: string, v: string): void {
+  cache.set(key, v);
+  if (cache.size > CACHE_MAX) {
+    const first = cache.keys().next().value;
+    if (first !== undefined) cache.delete(first);
+  }
+}
+
+function renderToken(t: Token, useCache: boolean): string {
+  if (t.type === 'space' || t.type === 'def') return '';
+  const key = t.type + '\u0000' + t.raw;
+  if (useCache) {
+    const hit = cacheGet(key);
+    if (hit !== undefined) return hit;
+  }
+  let html: string;
+  try {
+    html = sanitize(md.parser([t]));
+  } catch {
+    html = `<p>${escapeHtml(t.raw)}</p>`;
+  }
+  if (useCache) cachePut(key, html);
+  return html;
+}
+
+function clock(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
+function normalize(src: string): string {
+  return src.indexOf('\r') >= 0 ? src.replace(/\r\n?/g, '\n') : src;
+}
+
+/** Renders a whole Markdown document to one sanitized HTML string. */
+export function renderMarkdown(src: string): string {
+  return md
+    .lexer(normalize(src))
+    .map((t) => renderToken(t, true))
+    .join('');
+}
+
+/**
+ * Renders one message incrementally: update() with the message's current
+ * text returns the HTML of each top-level block. When the text grew by an
+ * append, only the last block(s) are lexed and rendered again.
+ */
+export class MarkdownStream {
+  private src = '';
+  private tokens: Token[] = [];
+  private starts: number[] = [];
+  private htmls: string[] = [];
+  private incremental = true;
+  private lastCost = 0;
+  private lastAt = 0;
+  private wasStreaming = false;
+
+  /** @param streaming the text may still grow (skip caching its last block,
+   * and throttle re-rendering a last block that is slow to render). */
+  update(text: string, streaming = false): string[] {
+    const src = normalize(text);
+    if (src === this.src && !(!streaming && this.wasStreaming)) return this.htmls;
+    this.wasStreaming = streaming;
+
+    const now = clock();
+    // A slow last block (a huge code block, say: over 4 ms to highlight and
+    // sanitize) is re-rendered at most every 4× its own render time while
+    // streaming; the text catches up on the next update.
+    if (
+      streaming &&
+      this.lastCost > 4 &&
+      this.src !== '' &&
+      src.startsWith(this.src) &&
+      now - this.lastAt < this.lastCost * 4
+    ) {
+      return this.htmls;
+    }
+
+    let keep = 0;
+    if (this.incremental && this.src !== '' && src.startsWith(this.src) && this.tokens.length > 0) {
+      // Everything before the last non-space block is final: appends can
+      // only extend or split the last block.
+      let i = this.tokens.length - 1;
+      while (i > 0 && this.tokens[i].type === 'space') i--;
+      keep = i;
+    }
+    const from = keep > 0 ? this.starts[keep] : 0;
+    const fresh = md.lexer(from > 0 ? src.slice(from) : src);
+
+    const tokens = this.tokens.slice(0, keep).concat(fresh);
+    const starts = this.starts.slice(0, keep);
+    let pos = from;
+    for (const t of fresh) {
+      starts.push(pos);
+      pos += t.raw.length;
+    }
+    // Incremental lexing needs the raws to tile the source exactly.
+    this.incremental = pos === src.length;
+
+    const htmls = this.htmls.slice(0, keep);
+    let t1 = now;
+    for (let j = keep; j < tokens.length; j++) {
+      const last = j === tokens.length - 1;
+      const t0 = last ? clock() : 0;
+      htmls.push(renderToken(tokens[j], !(streaming && last)));
+      if (last) {
+        t1 = clock();
+        this.lastCost = t1 - t0;
+      }
+    }
+    this.lastAt = t1;
+
+    this.src = src;
+    this.tokens = tokens;
+    this.starts = starts;
+    this.htmls = htmls;
+    return htmls;
+  }
+}
+
+// ---- clicks inside rendered Markdown -----------------------------------------
+
+export interface MarkdownActions {
+  copy(text: string): Promise<void> | void;
+  open(url: string): void;
+}
+
+/**
+ * One delegated click handler for a rendered Markdown container: copy
+ * buttons copy their code block; links never navigate the app's own page —
+ * http(s) and mailto open outside, everything else does nothing.
+ */
+export function handleMarkdownClick(ev: MouseEvent, actions: MarkdownActions): void {
+  const target = ev.target as Element | null;
+  if (!target || typeof target.closest !== 'function') return;
+  const btn = target.closest('button.copy-btn');
+  if (btn) {
+    ev.preventDefault();
+    const code = btn.closest('.code-block')?.querySelector('pre code');
+    const text = code?.textContent ?? '';
+    void Promise.resolve(actions.copy(text)).then(
+      () => flash(btn, 'Copied'),
+      () => flash(btn, 'Failed'),
+    );
+    return;
+  }
+  const a = target.closest('a');
+  if (a) {
+    ev.preventDefault();
+    const href = a.getAttribute('href');
+    if (href && /^(https?:|mailto:)/i.test(href) && isSafeHref(href)) actions.open(href);
+  }
+}
+
+function flash(btn: Element, label: string): void {
+  const prev = 'Copy';
+  btn.textContent = label;
+  btn.classList.add('md-copied');
+  setTimeout(() => {
+    btn.textContent = prev;
+    btn.classList.remove('md-copied');
+  }, 1200);
+}

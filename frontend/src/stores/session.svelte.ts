@@ -1,0 +1,541 @@
+// The open session: its entries (by id, in order), seq, pending permissions,
+// turn state, usage, modes, config options and commands.
+//
+// Events are applied to a plain model at once (seq checks, text appends);
+// what components read is updated from it at most once per animation frame
+// (FrameBatcher), and then only for the entries that changed: each entry
+// lives in its own EntryCell, so a streaming message re-renders alone.
+
+import { ApiError, type Client } from '../api';
+import type {
+  Command,
+  ConfigOption,
+  Entry,
+  Mode,
+  NoticePayload,
+  PermissionRequest,
+  PlanEntry,
+  SessionSummary,
+  Snapshot,
+  ThreadEvent,
+  Usage,
+} from '../api/types';
+import { FrameBatcher, type Scheduler } from '../lib/frame';
+
+/** One entry, reactive on its own. `v` is replaced (never mutated) on change. */
+export class EntryCell {
+  v: Entry;
+  constructor(e: Entry) {
+    this.v = $state.raw(e);
+  }
+}
+
+export interface Notice {
+  id: number;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  details?: string;
+  action?: string;
+  /** The API error code when the notice came from a failed call. */
+  code?: string;
+}
+
+let noticeIds = 0;
+
+export class SessionStore {
+  // ---- what components read -----------------------------------------------
+  id: string | null = $state(null);
+  summary: SessionSummary | null = $state.raw(null);
+  /** Entry ids in thread order. */
+  order: string[] = $state.raw([]);
+  title = $state('');
+  usage: Usage | null = $state.raw(null);
+  modes: Mode[] = $state.raw([]);
+  currentModeId = $state('');
+  configOptions: ConfigOption[] = $state.raw([]);
+  commands: Command[] = $state.raw([]);
+  plan: PlanEntry[] = $state.raw([]);
+  pending: PermissionRequest[] = $state.raw([]);
+  running = $state(false);
+  turn = $state(0);
+  stopReason = $state('');
+  notices: Notice[] = $state.raw([]);
+  loading = $state(false);
+  error: ApiError | null = $state.raw(null);
+  /** Bumped whenever the thread is replaced by a snapshot. */
+  generation = $state(0);
+  /** The last prompt sent (for "retry" after a crash). */
+  lastPrompt = $state('');
+  /** The last turn ended in an error (a crash, a failed start). */
+  lastTurnFailed = $state(false);
+
+  // ---- the model, updated at once -----------------------------------------
+  /** Seq of the last event applied. */
+  seq = 0;
+  /** How many snapshot fetches a seq gap (or reconnect) caused. */
+  refetches = 0;
+  private model = new Map<string, Entry>();
+  private modelOrder: string[] = [];
+  private cells = new Map<string, EntryCell>();
+  private dirty = new Set<string>();
+  /** Entries whose `streaming` is set (normally at most one). */
+  private streamingIds = new Set<string>();
+  private orderDirty = false;
+  private buffer: ThreadEvent[] = [];
+  private syncing = false;
+  private syncToken = 0;
+  private readonly batcher: FrameBatcher;
+
+  constructor(
+    private readonly client: Client,
+    schedule?: Scheduler,
+  ) {
+    this.batcher = new FrameBatcher(() => this.flushNow(), schedule);
+  }
+
+  // ---- reading -------------------------------------------------------------
+
+  /** The reactive cell of an entry (undefined for an unknown id). */
+  cell(id: string): EntryCell | undefined {
+    return this.cells.get(id);
+  }
+
+  /** The entry as the model holds it now (may be ahead of the cells). */
+  entry(id: string): Entry | undefined {
+    return this.model.get(id);
+  }
+
+  /** The entries in order, from the model. */
+  entries(): Entry[] {
+    return this.modelOrder.map((id) => this.model.get(id)!);
+  }
+
+  /** Index of an entry in `order`, or -1. */
+  indexOf(id: string): number {
+    return this.order.indexOf(id);
+  }
+
+  // ---- opening ---------------------------------------------------------------
+
+  /** Opens a session: fetches its snapshot; events that arrive meanwhile
+   * are buffered and applied after it. */
+  async open(id: string): Promise<void> {
+    if (this.id === id && !this.error) return;
+    this.reset();
+    this.id = id;
+    this.loading = true;
+    await this.sync();
+  }
+
+  /** Forgets the open session. */
+  clear(): void {
+    this.reset();
+    this.id = null;
+  }
+
+  /** Fetches the snapshot again (after a reconnect or on request). */
+  async resync(): Promise<void> {
+    if (!this.id || this.syncing) return;
+    await this.sync();
+  }
+
+  private reset(): void {
+    this.syncToken++;
+    this.syncing = false;
+    this.batcher.cancel();
+    this.buffer = [];
+    this.seq = 0;
+    this.model = new Map();
+    this.modelOrder = [];
+    this.cells = new Map();
+    this.dirty.clear();
+    this.streamingIds.clear();
+    this.orderDirty = false;
+    this.summary = null;
+    this.order = [];
+    this.title = '';
+    this.usage = null;
+    this.modes = [];
+    this.currentModeId = '';
+    this.configOptions = [];
+    this.commands = [];
+    this.plan = [];
+    this.pending = [];
+    this.running = false;
+    this.turn = 0;
+    this.stopReason = '';
+    this.lastTurnFailed = false;
+    this.notices = [];
+    this.error = null;
+    this.loading = false;
+    this.lastPrompt = '';
+  }
+
+  private async sync(): Promise<void> {
+    const id = this.id;
+    if (!id) return;
+    const token = ++this.syncToken;
+    this.syncing = true;
+    try {
+      const snap = await this.client.sessions.open(id);
+      if (token !== this.syncToken) return;
+      this.applySnapshot(snap);
+    } catch (e) {
+      if (token !== this.syncToken) return;
+      this.error = ApiError.from(e);
+      this.buffer = [];
+    } finally {
+      if (token === this.syncToken) {
+        this.syncing = false;
+        this.loading = false;
+        this.drain();
+      }
+    }
+  }
+
+  private drain(): void {
+    if (this.buffer.length === 0) return;
+    const buf = this.buffer.sort((a, b) => a.seq - b.seq);
+    this.buffer = [];
+    for (const ev of buf) {
+      this.handleEvent(ev);
+      if (this.syncing) {
+        // A gap inside the buffer started another fetch: keep the rest for it.
+        const rest = buf.slice(buf.indexOf(ev) + 1);
+        this.buffer.push(...rest);
+        return;
+      }
+    }
+  }
+
+  applySnapshot(snap: Snapshot): void {
+    this.batcher.cancel();
+    const t = snap.thread;
+    const model = new Map<string, Entry>();
+    const cells = new Map<string, EntryCell>();
+    const order: string[] = [];
+    this.streamingIds.clear();
+    for (const e of t.entries ?? []) {
+      if (!e || typeof e.id !== 'string') continue;
+      if (!model.has(e.id)) order.push(e.id);
+      model.set(e.id, { ...e });
+      cells.set(e.id, new EntryCell(e));
+      if (e.streaming) this.streamingIds.add(e.id);
+    }
+    this.model = model;
+    this.cells = cells;
+    this.modelOrder = order;
+    this.dirty.clear();
+    this.orderDirty = false;
+    this.seq = snap.seq;
+
+    this.summary = snap.session;
+    this.order = order.slice();
+    this.title = t.title || snap.session?.title || '';
+    this.usage = t.usage ?? null;
+    this.modes = t.modes ?? [];
+    this.currentModeId = t.currentModeId ?? '';
+    this.configOptions = Array.isArray(t.configOptions) ? t.configOptions : [];
+    this.commands = t.commands ?? [];
+    this.plan = t.plan ?? [];
+    this.pending = snap.pending ?? [];
+    this.running = !!snap.running;
+    this.turn = t.turn ?? 0;
+    this.stopReason = t.stopReason ?? '';
+    this.error = null;
+    this.generation++;
+  }
+
+  // ---- events ----------------------------------------------------------------
+
+  /**
+   * Applies one thread:event. Returns false if it is not for the open
+   * session (the caller may use it elsewhere).
+   */
+  handleEvent(ev: ThreadEvent): boolean {
+    if (!ev || !this.id || ev.sessionId !== this.id) return false;
+    if (this.syncing) {
+      this.buffer.push(ev);
+      return true;
+    }
+    if (typeof ev.seq !== 'number' || ev.seq <= this.seq) return true; // already in the snapshot
+    if (ev.seq !== this.seq + 1) {
+      // Gap: fetch the snapshot once; this and later events wait for it.
+      this.buffer.push(ev);
+      this.refetches++;
+      void this.sync();
+      return true;
+    }
+    this.seq = ev.seq;
+    try {
+      this.apply(ev);
+    } catch (e) {
+      console.error('mnote: could not apply event', ev.type, e);
+    }
+    return true;
+  }
+
+  private apply(ev: ThreadEvent): void {
+    switch (ev.type) {
+      case 'entry':
+        this.upsert(ev.payload);
+        break;
+      case 'append': {
+        const p = ev.payload;
+        const e = p && this.model.get(p.entryId);
+        if (!e) return; // unknown entry: nothing to append to
+        e.text = (e.text ?? '') + (p.delta ?? '');
+        this.markDirty(e.id);
+        break;
+      }
+      case 'meta': {
+        const p = ev.payload ?? {};
+        if (p.usage) this.usage = p.usage;
+        if (p.modes !== undefined) this.modes = p.modes ?? [];
+        if (p.currentModeId !== undefined) this.currentModeId = p.currentModeId ?? '';
+        if (p.configOptions !== undefined) this.configOptions = Array.isArray(p.configOptions) ? p.configOptions : [];
+        if (p.commands !== undefined) this.commands = p.commands ?? [];
+        if (p.plan !== undefined) this.plan = p.plan ?? [];
+        if (p.title !== undefined && p.title) {
+          this.title = p.title;
+          if (this.summary) this.summary = { ...this.summary, title: p.title };
+        }
+        break;
+      }
+      case 'permission': {
+        const p = ev.payload;
+        if (!p?.requestId || this.pending.some((r) => r.requestId === p.requestId)) return;
+        this.pending = [...this.pending, p];
+        break;
+      }
+      case 'permission_resolved': {
+        const id = ev.payload?.requestId;
+        if (this.pending.some((r) => r.requestId === id)) this.pending = this.pending.filter((r) => r.requestId !== id);
+        break;
+      }
+      case 'turn': {
+        const p = ev.payload;
+        if (!p) return;
+        if (typeof p.turn === 'number') this.turn = p.turn;
+        if (p.state === 'running') {
+          this.running = true;
+          this.stopReason = '';
+          this.lastTurnFailed = false;
+          this.notices = this.notices.filter((n) => n.level === 'info');
+        } else {
+          this.running = false;
+          this.stopReason = p.stopReason ?? '';
+          this.lastTurnFailed = this.stopReason === 'error' || !!p.error;
+          this.endStreaming();
+          if (p.error) {
+            const err = typeof p.error === 'string' ? { message: p.error } : ApiError.from(p.error);
+            this.pushNotice({
+              level: 'error',
+              message: err.message || 'The turn failed.',
+              details: 'details' in err ? err.details : undefined,
+              code: 'code' in err ? err.code : undefined,
+            });
+          }
+        }
+        break;
+      }
+      case 'notice':
+        if (ev.payload?.message) this.pushNotice(ev.payload);
+        break;
+      default:
+        // Unknown event types are skipped (a newer Go side).
+        break;
+    }
+  }
+
+  private upsert(e: Entry): void {
+    if (!e || typeof e.id !== 'string') return;
+    const had = this.model.has(e.id);
+    this.model.set(e.id, { ...e });
+    if (!had) {
+      // A new entry ends the streaming of the one before it (API.md: the
+      // thread closes it without an event of its own).
+      this.endStreaming(e.id);
+      this.modelOrder.push(e.id);
+      this.orderDirty = true;
+    }
+    if (e.streaming) this.streamingIds.add(e.id);
+    else this.streamingIds.delete(e.id);
+    this.markDirty(e.id);
+  }
+
+  /** Clears `streaming` on every entry but `except`. */
+  private endStreaming(except?: string): void {
+    for (const id of this.streamingIds) {
+      if (id === except) continue;
+      const m = this.model.get(id);
+      if (m) {
+        m.streaming = false;
+        this.markDirty(id);
+      }
+      this.streamingIds.delete(id);
+    }
+  }
+
+  private markDirty(id: string): void {
+    this.dirty.add(id);
+    this.batcher.request();
+  }
+
+  /** Pushes the model's changes to the cells now (normally once a frame). */
+  flush(): void {
+    this.batcher.flush();
+  }
+
+  private flushNow(): void {
+    for (const id of this.dirty) {
+      const e = this.model.get(id);
+      if (!e) continue;
+      const cell = this.cells.get(id);
+      if (cell) cell.v = { ...e };
+      else this.cells.set(id, new EntryCell({ ...e }));
+    }
+    this.dirty.clear();
+    if (this.orderDirty) {
+      this.orderDirty = false;
+      this.order = this.modelOrder.slice();
+    }
+  }
+
+  // ---- notices -----------------------------------------------------------------
+
+  pushNotice(n: Omit<Notice, 'id'> | NoticePayload): void {
+    const notice: Notice = { id: ++noticeIds, ...(n as Omit<Notice, 'id'>) };
+    // The same message twice in a row stays one banner.
+    const last = this.notices[this.notices.length - 1];
+    if (last && last.message === notice.message && last.level === notice.level) return;
+    this.notices = [...this.notices.slice(-4), notice];
+  }
+
+  dismissNotice(id: number): void {
+    this.notices = this.notices.filter((n) => n.id !== id);
+  }
+
+  private fail(e: unknown, what: string): ApiError {
+    const err = ApiError.from(e);
+    this.pushNotice({
+      level: 'error',
+      message: `${what}: ${err.message}`,
+      details: err.details,
+      code: err.code,
+      action: err.code === 'needs_auth' ? 'login' : err.code === 'agent_failed' ? 'restart' : undefined,
+    });
+    return err;
+  }
+
+  // ---- actions -------------------------------------------------------------------
+
+  /** Sends a prompt. Resolves true when Go took it (the turn streams as events). */
+  async prompt(text: string): Promise<boolean> {
+    const id = this.id;
+    if (!id || !text.trim()) return false;
+    this.lastPrompt = text;
+    // Running at once (the Stop button shows); the turn's own events, which
+    // may arrive before this call returns, have the last word.
+    const seqBefore = this.seq;
+    this.running = true;
+    try {
+      await this.client.sessions.prompt(id, text);
+      return true;
+    } catch (e) {
+      if (this.id === id) {
+        if (this.seq === seqBefore) this.running = false;
+        this.fail(e, 'Could not send the prompt');
+      }
+      return false;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (!this.id) return;
+    try {
+      await this.client.sessions.cancel(this.id);
+    } catch (e) {
+      this.fail(e, 'Could not stop the turn');
+    }
+  }
+
+  /** Answers a permission request ("" cancels it). */
+  async decide(requestId: string, optionId: string): Promise<void> {
+    const id = this.id;
+    if (!id) return;
+    const before = this.pending;
+    this.pending = before.filter((r) => r.requestId !== requestId);
+    try {
+      await this.client.permissions.decide(id, requestId, optionId);
+    } catch (e) {
+      if (this.id !== id) return;
+      const err = this.fail(e, 'Could not answer the permission request');
+      // Still waiting on the Go side? Put it back.
+      if (err.code !== 'not_found' && !this.pending.some((r) => r.requestId === requestId)) {
+        const req = before.find((r) => r.requestId === requestId);
+        if (req) this.pending = [req, ...this.pending];
+      }
+    }
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    const id = this.id;
+    if (!id) return;
+    const prev = this.currentModeId;
+    this.currentModeId = modeId;
+    try {
+      await this.client.sessions.setMode(id, modeId);
+    } catch (e) {
+      if (this.id !== id) return;
+      this.currentModeId = prev;
+      this.fail(e, 'Could not change the mode');
+    }
+  }
+
+  async setConfigOption(configId: string, value: string | boolean): Promise<void> {
+    const id = this.id;
+    if (!id) return;
+    const prev = this.configOptions;
+    this.configOptions = prev.map((o) => (o.id === configId ? { ...o, currentValue: value } : o));
+    try {
+      await this.client.sessions.setConfigOption(id, configId, value);
+    } catch (e) {
+      if (this.id !== id) return;
+      this.configOptions = prev;
+      this.fail(e, 'Could not change the setting');
+    }
+  }
+
+  async switchAgent(agent: string): Promise<boolean> {
+    const id = this.id;
+    if (!id) return false;
+    try {
+      const s = await this.client.sessions.switchAgent(id, agent);
+      if (this.id === id) this.summary = s;
+      return true;
+    } catch (e) {
+      if (this.id === id) this.fail(e, 'Could not switch the agent');
+      return false;
+    }
+  }
+
+  /** Ends the session's agent binding (pending permissions are cancelled). */
+  async closeSession(): Promise<void> {
+    if (!this.id) return;
+    try {
+      await this.client.sessions.close(this.id);
+    } catch (e) {
+      this.fail(e, 'Could not close the session');
+    }
+  }
+
+  /** A newer summary of the open session (from the sessions list). */
+  updateSummary(s: SessionSummary): void {
+    if (s.id !== this.id) return;
+    const cur = this.summary;
+    if (cur && cur.updatedMs === s.updatedMs && cur.status === s.status && cur.title === s.title && cur.agent === s.agent && cur.live === s.live) return;
+    this.summary = s;
+    if (s.title && !this.title) this.title = s.title;
+  }
+}

@@ -1,0 +1,128 @@
+// The sessions list (newest first), with rename / delete (+ undo) / restore.
+
+import { ApiError, type Client } from '../api';
+import type { SessionSummary, ThreadEvent } from '../api/types';
+import { SvelteSet } from 'svelte/reactivity';
+import type { ToastStore } from './toasts.svelte';
+
+const PAGE = 200;
+
+export class SessionsStore {
+  items: SessionSummary[] = $state.raw([]);
+  loading = $state(false);
+  loaded = $state(false);
+  error: ApiError | null = $state.raw(null);
+  /** More sessions than shown may exist. */
+  hasMore = $state(false);
+  /** Sessions (not the open one) that wait for a permission answer. */
+  attention = new SvelteSet<string>();
+  /** Sessions just deleted (hidden until the list catches up). */
+  private hidden = new Set<string>();
+  private limit = PAGE;
+  private inflight: Promise<void> | null = null;
+  private again = false;
+  /** Called with each fresh list (the app keeps the open session's summary current). */
+  onRefresh: ((items: SessionSummary[]) => void) | null = null;
+
+  constructor(
+    private readonly client: Client,
+    private readonly toasts: ToastStore,
+  ) {}
+
+  byId(id: string | null | undefined): SessionSummary | undefined {
+    return id ? this.items.find((s) => s.id === id) : undefined;
+  }
+
+  /** Fetches the list; calls made while one runs coalesce into one more. */
+  refresh(): Promise<void> {
+    if (this.inflight) {
+      this.again = true;
+      return this.inflight;
+    }
+    this.inflight = (async () => {
+      do {
+        this.again = false;
+        this.loading = true;
+        try {
+          const list = await this.client.sessions.list({ limit: this.limit + 1 });
+          this.hasMore = list.length > this.limit;
+          this.items = list.slice(0, this.limit).filter((s) => !this.hidden.has(s.id));
+          this.error = null;
+          this.loaded = true;
+          this.onRefresh?.(this.items);
+        } catch (e) {
+          this.error = ApiError.from(e);
+        } finally {
+          this.loading = false;
+        }
+      } while (this.again);
+      this.inflight = null;
+    })();
+    return this.inflight;
+  }
+
+  loadMore(): Promise<void> {
+    this.limit += PAGE;
+    return this.refresh();
+  }
+
+  /** Events of sessions that are not open: remember who waits for an answer. */
+  noteEvent(ev: ThreadEvent): void {
+    if (ev.type === 'permission') this.attention.add(ev.sessionId);
+    else if (ev.type === 'turn' && ev.payload?.state === 'ended') this.attention.delete(ev.sessionId);
+  }
+
+  async create(agent: string, cwd?: string): Promise<SessionSummary> {
+    const s = await this.client.sessions.create(cwd ? { agent, cwd } : { agent });
+    this.items = [s, ...this.items.filter((x) => x.id !== s.id)];
+    return s;
+  }
+
+  async rename(id: string, title: string): Promise<void> {
+    const t = title.trim();
+    const prev = this.items;
+    const cur = prev.find((s) => s.id === id);
+    if (!cur || !t || t === cur.title) return;
+    this.items = prev.map((s) => (s.id === id ? { ...s, title: t } : s));
+    try {
+      const s = await this.client.sessions.rename(id, t);
+      this.items = this.items.map((x) => (x.id === id ? s : x));
+      this.onRefresh?.(this.items);
+    } catch (e) {
+      this.items = prev;
+      this.toasts.error(`Could not rename: ${ApiError.from(e).message}`);
+    }
+  }
+
+  /** Moves a session to the trash, with an Undo toast. */
+  async remove(id: string): Promise<boolean> {
+    const prev = this.items;
+    const s = prev.find((x) => x.id === id);
+    this.hidden.add(id);
+    this.items = prev.filter((x) => x.id !== id);
+    try {
+      await this.client.sessions.delete(id);
+    } catch (e) {
+      this.hidden.delete(id);
+      this.items = prev;
+      this.toasts.error(`Could not delete: ${ApiError.from(e).message}`);
+      return false;
+    }
+    this.toasts.show({
+      message: `Deleted “${s?.title || 'Untitled session'}”`,
+      action: { label: 'Undo', run: () => this.restore(id) },
+    });
+    return true;
+  }
+
+  async restore(id: string): Promise<void> {
+    this.hidden.delete(id);
+    try {
+      const s = await this.client.sessions.restore(id);
+      this.items = [s, ...this.items.filter((x) => x.id !== id)].sort((a, b) => b.updatedMs - a.updatedMs);
+    } catch (e) {
+      this.toasts.error(`Could not restore: ${ApiError.from(e).message}`);
+    }
+    void this.refresh();
+  }
+}

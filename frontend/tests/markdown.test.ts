@@ -1,0 +1,233 @@
+import { describe, expect, it, vi } from 'vitest';
+import { MarkdownStream, handleMarkdownClick, isSafeHref, renderMarkdown, sanitize } from '../src/lib/markdown';
+
+function dom(html: string): HTMLDivElement {
+  const div = document.createElement('div');
+  div.innerHTML = html;
+  return div;
+}
+
+/** Everything that could run script or load something it should not. */
+function assertInert(root: HTMLElement) {
+  expect(root.querySelectorAll('script, style, iframe, frame, object, embed, form, svg, math, link, meta, base')).toHaveLength(0);
+  for (const el of root.querySelectorAll('*')) {
+    for (const a of el.attributes) {
+      expect(a.name.startsWith('on'), `${el.tagName} has ${a.name}`).toBe(false);
+      expect(a.name).not.toBe('style');
+      if (a.name === 'href' || a.name === 'src') {
+        expect(a.value.replace(/[\s\u0000-\u001f]/g, '')).not.toMatch(/^(javascript|vbscript|data:text|file):/i);
+      }
+    }
+  }
+}
+
+const HOSTILE = [
+  '<script>alert(1)</script>',
+  '<img src=x onerror=alert(1)>',
+  '<a href="javascript:alert(1)">click</a>',
+  '<iframe src="https://evil.example"></iframe>',
+  '<svg onload=alert(1)><circle r="5"/></svg>',
+  '<form action="https://evil.example"><input name=a></form>',
+  '<style>body{display:none}</style>',
+  '<object data="x.swf"></object><embed src="x.swf">',
+  '<div style="background:url(javascript:alert(1))" onclick="alert(1)">x</div>',
+  '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>',
+];
+
+describe('markdown sanitizer', () => {
+  it.each(HOSTILE)('renders raw HTML inert: %s', (src) => {
+    const root = dom(renderMarkdown(`Before\n\n${src}\n\nAfter ${src}`));
+    assertInert(root);
+    expect(root.textContent).toContain('Before');
+    expect(root.textContent).toContain('After');
+  });
+
+  it.each(HOSTILE)('the DOMPurify config alone strips it too: %s', (src) => {
+    const root = dom(sanitize(src));
+    assertInert(root);
+    expect(root.querySelectorAll('img[onerror], a[href^="javascript"]')).toHaveLength(0);
+  });
+
+  it('drops javascript:, vbscript: and data: link targets, keeps the text', () => {
+    const root = dom(
+      renderMarkdown(
+        '[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) [c](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) [d](vbscript:msgbox(1)) [e](java&#x09;script:alert(1))',
+      ),
+    );
+    assertInert(root);
+    for (const a of root.querySelectorAll('a')) expect(a.hasAttribute('href')).toBe(false);
+    expect(root.textContent).toContain('a');
+    expect(root.textContent).toContain('e');
+  });
+
+  it('keeps http(s), mailto and relative links, opening outside', () => {
+    const root = dom(renderMarkdown('[w](https://example.com/x?q=1) [m](mailto:a@b.c) [r](./notes/a.md) <https://auto.example>'));
+    const links = [...root.querySelectorAll('a')];
+    expect(links.map((a) => a.getAttribute('href'))).toEqual([
+      'https://example.com/x?q=1',
+      'mailto:a@b.c',
+      './notes/a.md',
+      'https://auto.example',
+    ]);
+    for (const a of links) {
+      expect(a.getAttribute('target')).toBe('_blank');
+      expect(a.getAttribute('rel')).toBe('noopener noreferrer');
+    }
+  });
+
+  it('does not load remote images (they become links); keeps raster data: images', () => {
+    const png = 'data:image/png;base64,iVBORw0KGgo=';
+    const root = dom(
+      renderMarkdown(`![t](https://tracker.example/p.png?secret=1) ![j](javascript:alert(1)) ![s](data:image/svg+xml;base64,PHN2Zz4=) ![ok](${png})`),
+    );
+    assertInert(root);
+    const imgs = [...root.querySelectorAll('img')];
+    expect(imgs).toHaveLength(1);
+    expect(imgs[0].getAttribute('src')).toBe(png);
+    const remote = root.querySelector('a.md-remote-image');
+    expect(remote?.getAttribute('href')).toBe('https://tracker.example/p.png?secret=1');
+  });
+
+  it('keeps HTML inside code blocks as text, highlights it and adds a copy button', () => {
+    const root = dom(renderMarkdown('```html\n<script>alert(1)</script>\n<img src=x onerror=alert(1)>\n```'));
+    assertInert(root);
+    expect(root.querySelectorAll('img')).toHaveLength(0);
+    const code = root.querySelector('.code-block pre code');
+    expect(code?.textContent).toContain('<script>alert(1)</script>');
+    expect(code?.classList.contains('hljs')).toBe(true);
+    expect(code?.querySelector('[class^="hljs-"]')).not.toBeNull();
+    expect(root.querySelector('.code-block button.copy-btn')?.getAttribute('type')).toBe('button');
+  });
+
+  it('highlights known languages and leaves unknown ones plain', () => {
+    const root = dom(renderMarkdown('```go\nfunc main() { return }\n```\n\n```klingon\nqapla <b>\n```'));
+    const [go, unknown] = root.querySelectorAll('pre code');
+    expect(go.classList.contains('language-go')).toBe(true);
+    expect(go.querySelector('.hljs-keyword')?.textContent).toBe('func');
+    expect(unknown.children).toHaveLength(0);
+    expect(unknown.textContent).toBe('qapla <b>');
+    expect(root.querySelectorAll('.copy-btn')).toHaveLength(2);
+  });
+
+  it('renders GFM: tables, task lists (read-only), strikethrough', () => {
+    const root = dom(renderMarkdown('| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~gone~~'));
+    expect(root.querySelectorAll('table td')).toHaveLength(2);
+    const boxes = root.querySelectorAll('input');
+    expect(boxes).toHaveLength(2);
+    for (const b of boxes) {
+      expect(b.getAttribute('type')).toBe('checkbox');
+      expect(b.hasAttribute('disabled')).toBe(true);
+    }
+    expect(root.querySelector('del')?.textContent).toBe('gone');
+  });
+
+  it('isSafeHref', () => {
+    expect(isSafeHref('https://a')).toBe(true);
+    expect(isSafeHref('notes/x.md')).toBe(true);
+    expect(isSafeHref(' javascript:alert(1)')).toBe(false);
+    expect(isSafeHref('java\tscript:alert(1)')).toBe(false);
+    expect(isSafeHref('file:///etc/passwd')).toBe(false);
+  });
+});
+
+describe('copy buttons and links (one delegated handler)', () => {
+  it('copies the code of its block', async () => {
+    const root = dom(renderMarkdown('```js\nconst a = 1;\n```'));
+    document.body.appendChild(root);
+    const copy = vi.fn().mockResolvedValue(undefined);
+    const open = vi.fn();
+    root.addEventListener('click', (e) => handleMarkdownClick(e, { copy, open }));
+    root.querySelector<HTMLButtonElement>('.copy-btn')!.click();
+    expect(copy).toHaveBeenCalledWith('const a = 1;');
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(root.querySelector('.copy-btn')?.textContent).toBe('Copied');
+    root.remove();
+  });
+
+  it('opens http(s) links outside and never navigates the page', () => {
+    const root = dom(renderMarkdown('[w](https://example.com) [r](other.md)'));
+    document.body.appendChild(root);
+    const open = vi.fn();
+    root.addEventListener('click', (e) => handleMarkdownClick(e, { copy: vi.fn(), open }));
+    const [w, r] = root.querySelectorAll('a');
+    const e1 = new MouseEvent('click', { bubbles: true, cancelable: true });
+    w.dispatchEvent(e1);
+    expect(e1.defaultPrevented).toBe(true);
+    expect(open).toHaveBeenCalledWith('https://example.com');
+    const e2 = new MouseEvent('click', { bubbles: true, cancelable: true });
+    r.dispatchEvent(e2);
+    expect(e2.defaultPrevented).toBe(true);
+    expect(open).toHaveBeenCalledTimes(1);
+    root.remove();
+  });
+});
+
+describe('MarkdownStream (incremental rendering)', () => {
+  const DOC = [
+    '# Title',
+    '',
+    'A paragraph with **bold** and `code` and a [link](https://example.com).',
+    'Still the same paragraph.',
+    '',
+    '- one',
+    '- two',
+    '',
+    '  continued item',
+    '- three',
+    '',
+    '```ts',
+    'const x: number = 1;',
+    '',
+    'function f() { return x; }',
+    '```',
+    '',
+    'Setext heading',
+    '---',
+    '',
+    '> quote',
+    'lazy line',
+    '',
+    '| a | b |',
+    '|---|---|',
+    '| 1 | 2 |',
+    '',
+    'Ref [x][r] here.',
+    '',
+    '[r]: https://example.com/r',
+    '',
+    '1. first',
+    '2. second',
+    '',
+    'End.',
+  ].join('\n');
+
+  it('gives the same HTML as a full render at every prefix', () => {
+    const s = new MarkdownStream();
+    let i = 0;
+    let seed = 7;
+    while (i < DOC.length) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      i = Math.min(DOC.length, i + 1 + (seed % 9));
+      const prefix = DOC.slice(0, i);
+      expect(s.update(prefix).join(''), `at ${i}`).toBe(renderMarkdown(prefix));
+    }
+  });
+
+  it('keeps the HTML of finished blocks (same strings) when the text grows', () => {
+    renderMarkdown('warm up: the first render builds the sanitizer');
+    const s = new MarkdownStream();
+    const a = s.update('para one\n\npara two', true);
+    const b = s.update('para one\n\npara two grows', true);
+    expect(b[0]).toBe(a[0]);
+    expect(b[b.length - 1]).toContain('para two grows');
+    const done = s.update('para one\n\npara two grows', false);
+    expect(done.join('')).toBe(renderMarkdown('para one\n\npara two grows'));
+  });
+
+  it('handles text that is replaced, not appended', () => {
+    const s = new MarkdownStream();
+    s.update('first version');
+    expect(s.update('second').join('')).toBe(renderMarkdown('second'));
+  });
+});

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The UI: `frontend.sh build` builds frontend/dist (embedded by the Go
+# binary); `frontend.sh test` type-checks and runs the vitest suite.
+# npm ci runs only when package-lock.json changed since the last install.
+set -euo pipefail
+cd "$(dirname "$0")/../frontend"
+
+command -v npm >/dev/null ||
+	{ echo "frontend: npm is missing: install Node.js 20.19 or newer (https://nodejs.org or your distribution's nodejs + npm)" >&2; exit 1; }
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a==20&&b>=19)?0:1)' ||
+	{ echo "frontend: Node.js $(node --version) is too old: the UI build needs 20.19 or newer" >&2; exit 1; }
+
+stamp=node_modules/.mnote-lock-sha256
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [[ ! -f $stamp || "$(cat "$stamp")" != "$want" ]]; then
+	npm ci --no-audit --no-fund --loglevel=error
+	echo "$want" >"$stamp"
+fi
+
+case "${1:-build}" in
+build) npm run --silent build ;;
+test) npm run --silent check && npm test ;;
+*) echo "usage: frontend.sh build|test" >&2; exit 2 ;;
+esac
