@@ -444,7 +444,7 @@ func (p *pump) metaPayload(kinds []string) map[string]any {
 		return out
 	}
 	var snap thread.Snapshot
-	s.Thread(func(th *thread.Thread) { snap = th.Snapshot() })
+	s.Thread(func(th *thread.Thread) { snap = th.Meta() })
 	for _, k := range kinds {
 		switch k {
 		case thread.MetaUsage:

@@ -332,8 +332,16 @@ func (t *Thread) ToolCall(toolCallID string) (ToolCall, bool) {
 
 // Snapshot returns a copy of the whole state.
 func (t *Thread) Snapshot() Snapshot {
+	s := t.Meta()
+	s.Entries = t.Entries()
+	return s
+}
+
+// Meta is Snapshot without the entries: the session's state (title,
+// usage, modes, config options, commands, plan) at the cost of its size,
+// not of the thread's length.
+func (t *Thread) Meta() Snapshot {
 	return Snapshot{
-		Entries:       t.Entries(),
 		Title:         t.title,
 		UpdatedAt:     t.updatedAt,
 		Usage:         cloneUsage(t.usage),
