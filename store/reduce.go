@@ -83,7 +83,7 @@ type reducer struct {
 	info  SessionInfo
 	index bool
 
-	titleSet bool // the title came from mnote, not the agent
+	titleSet bool // the user named the session: agents' titles no longer apply
 	bindings map[int]*Binding
 	turnOpen bool
 	requests map[string]string      // id of an outgoing session/new|load|resume → method
@@ -222,8 +222,11 @@ func (r *reducer) applyApp(st *step) {
 		if a.ID != "" && a.ID != r.info.ID {
 			slog.Warn("store: transcript's session id differs from its file name; using the file name", "file", r.info.ID, "record", a.ID)
 		}
+		// The first title is mnote's guess from the first prompt: a
+		// title the agent gives later replaces it; one the user gives
+		// (a "title" record) is kept.
 		if a.Title != "" {
-			r.info.Title, r.titleSet = a.Title, true
+			r.info.Title = a.Title
 		}
 		r.info.Workspace = a.Workspace
 		r.info.CreatedMs = a.CreatedMs
@@ -232,6 +235,9 @@ func (r *reducer) applyApp(st *step) {
 		}
 	case *TitleRecord:
 		r.info.Title, r.titleSet = a.Title, true
+		if !r.shared {
+			r.th.SetTitle(a.Title)
+		}
 	case *RuntimeBoundRecord:
 		row := &Binding{Binding: a.Binding, Runtime: a.Runtime, Command: a.Command, AgentSessionID: a.AgentSessionID,
 			How: a.How, Note: a.Note, CreatedMs: st.ts, UpdatedMs: st.ts}

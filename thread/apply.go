@@ -84,7 +84,7 @@ func (t *Thread) apply(u *Update) (Change, error) {
 		}
 		return Change{Op: OpMeta, Kind: MetaConfigOptions}, nil
 	case KindSessionInfoUpdate:
-		if u.Title != nil {
+		if u.Title != nil && !t.userTitle {
 			t.title = *u.Title
 		}
 		if u.UpdatedAt != nil {
@@ -398,4 +398,11 @@ func (t *Thread) ApplySessionResult(result json.RawMessage) (Change, error) {
 		}
 	}
 	return Change{Op: OpMeta, Kind: MetaSession}, nil
+}
+
+// SetTitle names the session for the user; titles the agent sends later
+// no longer replace it.
+func (t *Thread) SetTitle(title string) Change {
+	t.title, t.userTitle = title, true
+	return Change{Op: OpMeta, Kind: MetaSessionInfo}
 }

@@ -214,6 +214,7 @@ type Thread struct {
 	echoText, echoBlocks int
 
 	title, updatedAt string
+	userTitle        bool // SetTitle was called
 	usage            Usage
 	currentMode      string
 	modes            []Mode

@@ -719,3 +719,21 @@ func TestToolCallNullFields(t *testing.T) {
 		t.Errorf("after null update: %s", mustJSON(tc))
 	}
 }
+
+func TestUserTitleWinsOverAgentTitles(t *testing.T) {
+	th := New()
+	title := func(s string) *Update {
+		return &Update{SessionUpdate: KindSessionInfoUpdate, Title: &s}
+	}
+	th.Apply(title("Agent's idea"))
+	if got := th.Meta().Title; got != "Agent's idea" {
+		t.Fatalf("title %q", got)
+	}
+	if ch := th.SetTitle("Mine"); ch.Op != OpMeta || ch.Kind != MetaSessionInfo {
+		t.Fatalf("change %+v", ch)
+	}
+	th.Apply(title("Agent again"))
+	if got := th.Meta().Title; got != "Mine" {
+		t.Fatalf("title after the user named it: %q", got)
+	}
+}

@@ -26,7 +26,11 @@ func (s *Session) SetTitle(title string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.recordApp("title", map[string]any{"title": title})
+	ch := s.th.SetTitle(title)
 	s.sync()
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvUpdate, Change: ch})
+	}
 	return s.writeErr
 }
 
