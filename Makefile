@@ -80,3 +80,14 @@ bench: build
 
 clean:
 	rm -rf $(BIN) e2e/window/out bench/out $(TIMINGS)
+
+# For one user: build/bin/mnote to $(PREFIX)/bin, the icon and the .desktop
+# file (Exec = the installed binary) to $(PREFIX)/share. PREFIX=$HOME/.local
+# unless given; DESTDIR stages for packagers. Uninstall keeps your data.
+PREFIX ?= $(HOME)/.local
+.PHONY: install uninstall
+install: build
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' scripts/install.sh install
+
+uninstall:
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' scripts/install.sh uninstall
