@@ -3,7 +3,8 @@
 #   make run     set up (deps) and start the app
 #   make test    set up and run every test (what .ci/run does)
 #   make build   build/bin/mnote (+ build/bin/mnote-testagent)
-#   make bench   Go benchmarks and bench/*/run.sh
+#   make bench   Go benchmarks, bench/*/run.sh and the window's PSS
+#   make install the app for one user under PREFIX (default ~/.local)
 #   make deps    install missing system packages, download Go modules
 #   make clean
 
@@ -61,6 +62,8 @@ test:
 	   $(TIMED) go-test  $(GO) test -tags $(TAGS) -count=1 -timeout 8m ./... && \
 	   $(TIMED) build    $(MAKE) build && \
 	   $(TIMED) window   e2e/window/run.sh && \
+	   $(TIMED) win-chat e2e/window/chat.sh && \
+	   $(TIMED) web-e2e  e2e/web/run.sh && \
 	   $(TIMED) frontend $(MAKE) test-frontend; \
 	then :; else rc=$$?; fi; \
 	printf '\n== timings ==\n'; cat $(TIMINGS); \
@@ -73,6 +76,7 @@ test-frontend:
 
 bench: build
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./...
+	e2e/window/pss.sh
 	@for s in bench/*/run.sh; do \
 		[[ -f $$s ]] || continue; \
 		echo "==> $$s"; bash "$$s"; \

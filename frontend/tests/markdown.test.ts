@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MarkdownStream, handleMarkdownClick, isSafeHref, renderMarkdown, sanitize } from '../src/lib/markdown';
+import { MAX_HIGHLIGHT, MarkdownStream, handleMarkdownClick, isSafeHref, renderMarkdown, sanitize } from '../src/lib/markdown';
 
 function dom(html: string): HTMLDivElement {
   const div = document.createElement('div');
@@ -229,5 +229,44 @@ describe('MarkdownStream (incremental rendering)', () => {
     const s = new MarkdownStream();
     s.update('first version');
     expect(s.update('second').join('')).toBe(renderMarkdown('second'));
+  });
+});
+
+describe('streaming huge and slow blocks', () => {
+  it('splits a huge paragraph into pieces whose earlier ones never change', () => {
+    const s = new MarkdownStream();
+    const word = 'lorem ipsum dolor sit amet ';
+    let text = word.repeat(4000); // ~108 KB, one paragraph
+    const first = s.update(text, true).flat();
+    expect(first.length).toBeGreaterThan(10);
+    expect(first.every((h) => h.startsWith('<p class="md-plain">'))).toBe(true);
+    text += word.repeat(500) + '<script>alert(1)</script>';
+    const second = s.update(text, true).flat();
+    expect(second.length).toBeGreaterThanOrEqual(first.length);
+    // every finished piece is the same string as before
+    expect(second.slice(0, first.length - 1)).toEqual(first.slice(0, first.length - 1));
+    expect(second.join('')).not.toContain('<script>');
+    expect(second.join('')).toContain('&lt;script&gt;');
+    const all = second.map((h) => h.replace(/<[^>]+>/g, '')).join('');
+    expect(all.replace(/&lt;/g, '<').replace(/&gt;/g, '>')).toBe(text);
+  });
+
+  it('asks to be called again when it skipped a slow re-render', () => {
+    const s = new MarkdownStream() as unknown as { lastCost: number; lastAt: number; update: MarkdownStream['update']; retryIn: number };
+    s.update('```js\nconst a = 1;\n', true);
+    s.lastCost = 50; // pretend the last block took 50 ms to render
+    s.lastAt = performance.now();
+    s.update('```js\nconst a = 1;\nconst b = 2;\n', true);
+    expect(s.retryIn).toBeGreaterThan(0);
+    const later = s.update('```js\nconst a = 1;\nconst b = 2;\n', true);
+    expect(later.flat().join('')).toBeTruthy();
+  });
+
+  it('does not highlight very long code blocks', () => {
+    const code = 'const x = 1;\n'.repeat(Math.ceil((MAX_HIGHLIGHT + 10) / 13));
+    const html = renderMarkdown('```js\n' + code + '```');
+    expect(html).toContain('const x = 1;');
+    expect(html).not.toContain('hljs-keyword');
+    expect(renderMarkdown('```js\nconst x = 1;\n```')).toContain('hljs-keyword');
   });
 });

@@ -65,9 +65,59 @@ function isRemote(src: string): boolean {
 
 // ---- marked ------------------------------------------------------------------
 
+/** Code blocks longer than this are shown without highlighting. */
+export const MAX_HIGHLIGHT = 32 * 1024;
+
+/** A top-level block longer than this is shown as plain text in pieces. */
+export const HUGE_BLOCK = 64 * 1024;
+const PIECE = 8 * 1024;
+
+/**
+ * Plain-text pieces of a huge block, each its own element, so that a block
+ * growing by appends only re-renders (and re-lays out) its last piece. The
+ * pieces end at a space where possible; a finished piece never changes.
+ */
+export function plainPieces(raw: string, prev?: PlainPieces): string[] {
+  return piecesOf(raw, prev).html;
+}
+
+/** The pieces of a huge block and where each ends, to extend them. */
+export interface PlainPieces {
+  raw: string;
+  html: string[];
+  ends: number[];
+}
+
+/** piecesOf is plainPieces keeping the boundaries: when raw extends
+ * prev.raw, only the last piece and the new ones are built. */
+export function piecesOf(raw: string, prev?: PlainPieces): PlainPieces {
+  const out: string[] = [];
+  const ends: number[] = [];
+  let i = 0;
+  if (prev && prev.html.length > 1 && raw.length >= prev.raw.length && raw.startsWith(prev.raw)) {
+    // Every piece but the last is final.
+    out.push(...prev.html.slice(0, -1));
+    ends.push(...prev.ends.slice(0, -1));
+    i = ends[ends.length - 1];
+  }
+  while (i < raw.length) {
+    let end = Math.min(raw.length, i + PIECE);
+    if (end < raw.length) {
+      const sp = raw.lastIndexOf(' ', end);
+      if (sp > i + PIECE / 2) end = sp + 1;
+      else if (end < raw.length && /[\uDC00-\uDFFF]/.test(raw[end])) end--; // keep surrogate pairs whole
+    }
+    out.push('<p class="md-plain">' + escapeHtml(raw.slice(i, end)) + '</p>');
+    ends.push(end);
+    i = end;
+  }
+  return { raw, html: out, ends };
+}
+
 function codeBlock(text: string, lang: string): string {
   const language = (lang.match(/^\S*/)?.[0] ?? '').toLowerCase();
-  const body = highlight(text, language) ?? escapeHtml(text);
+  // Highlighting a very long block would hold the page for seconds.
+  const body = (text.length <= MAX_HIGHLIGHT ? highlight(text, language) : undefined) ?? escapeHtml(text);
   const cls = language ? ` language-${escapeHtml(language.replace(/[^\w+-]/g, ''))}` : '';
   return (
     '<div class="code-block">' +
@@ -203,8 +253,9 @@ function cachePut(key: string, v: string): void {
   }
 }
 
-function renderToken(t: Token, useCache: boolean): string {
+function renderToken(t: Token, useCache: boolean): string | string[] {
   if (t.type === 'space' || t.type === 'def') return '';
+  if (t.raw.length > HUGE_BLOCK && t.type !== 'code') return plainPieces(t.raw);
   const key = t.type + '\u0000' + t.raw;
   if (useCache) {
     const hit = cacheGet(key);
@@ -245,16 +296,21 @@ export class MarkdownStream {
   private src = '';
   private tokens: Token[] = [];
   private starts: number[] = [];
-  private htmls: string[] = [];
+  private htmls: (string | string[])[] = [];
+  /** When update() skipped rendering the newest text (throttled), how
+   * soon (ms) the caller should call it again so the text catches up. */
+  retryIn = 0;
   private incremental = true;
   private lastCost = 0;
   private lastAt = 0;
   private wasStreaming = false;
+  private huge: PlainPieces | undefined; // the last block's pieces, when huge
 
   /** @param streaming the text may still grow (skip caching its last block,
    * and throttle re-rendering a last block that is slow to render). */
-  update(text: string, streaming = false): string[] {
+  update(text: string, streaming = false): (string | string[])[] {
     const src = normalize(text);
+    this.retryIn = 0;
     if (src === this.src && !(!streaming && this.wasStreaming)) return this.htmls;
     this.wasStreaming = streaming;
 
@@ -269,7 +325,34 @@ export class MarkdownStream {
       src.startsWith(this.src) &&
       now - this.lastAt < this.lastCost * 4
     ) {
+      this.retryIn = Math.max(1, Math.ceil(this.lastCost * 4 - (now - this.lastAt)));
       return this.htmls;
+    }
+
+    // A huge plain last block that only grew by text without a line break
+    // stays one block: extend it instead of lexing megabytes again.
+    const n = this.tokens.length;
+    const lastTok = n > 0 ? this.tokens[n - 1] : undefined;
+    if (
+      this.incremental &&
+      lastTok &&
+      lastTok.type === 'paragraph' &&
+      lastTok.raw.length > HUGE_BLOCK &&
+      src.startsWith(this.src) &&
+      !src.slice(this.src.length).includes('\n')
+    ) {
+      const raw = lastTok.raw + src.slice(this.src.length);
+      const tok = { ...lastTok, raw, text: raw } as Token;
+      const tokens = this.tokens.slice(0, n - 1).concat(tok);
+      const htmls = this.htmls.slice(0, n - 1);
+      this.huge = piecesOf(raw, this.huge?.raw === lastTok.raw ? this.huge : undefined);
+      htmls.push(this.huge.html);
+      this.src = src;
+      this.tokens = tokens;
+      this.htmls = htmls;
+      this.lastCost = 0;
+      this.lastAt = now;
+      return htmls;
     }
 
     let keep = 0;

@@ -1,0 +1,141 @@
+// serve's access rules (app/API.md): the token on every /api request, the
+// WebSocket only from the server's own origin.
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, openApp, test, type Serve } from './fixtures';
+
+const listBody = JSON.stringify({ method: 'sessions.list', args: {} });
+
+test('requests without the token are refused (401)', async ({ serve }) => {
+  const call = (headers: Record<string, string>, query = '') =>
+    fetch(`${serve.origin}/api/call${query}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: listBody });
+
+  // The control: with the token it works (else the 401s below prove nothing).
+  const ok = await call({ Authorization: `Bearer ${serve.token}` });
+  expect(ok.status).toBe(200);
+  expect(await ok.json()).toEqual({ result: [] });
+  expect((await call({}, `?token=${encodeURIComponent(serve.token)}`)).status).toBe(200);
+
+  // No token, a wrong one, the cookie only.
+  for (const [what, res] of [
+    ['no token', await call({})],
+    ['wrong bearer token', await call({ Authorization: `Bearer ${serve.token.slice(0, -2)}xx` })],
+    ['wrong ?token=', await call({}, '?token=nope')],
+    ['empty bearer', await call({ Authorization: 'Bearer ' })],
+    ['the page cookie only', await call({ Cookie: `mnote_token=${serve.token}` })],
+  ] as const) {
+    expect(res.status, what).toBe(401);
+    const body = (await res.json()) as { error?: { code?: string } };
+    expect(body.error?.code, what).toBe('unauthorized');
+  }
+
+  // /api/events without the token (a plain GET and a WebSocket handshake).
+  const ev = await fetch(`${serve.origin}/api/events`);
+  expect(ev.status).toBe(401);
+  expect((await upgrade(serve, '/api/events', {})).status).toBe(401);
+  expect((await upgrade(serve, '/api/events?token=wrong', {})).status).toBe(401);
+
+  // The page itself needs the token (or its cookie).
+  expect((await fetch(`${serve.origin}/`)).status).toBe(401);
+});
+
+test('a WebSocket from a foreign Origin is refused, even with the token', async ({ serve }) => {
+  const path = `/api/events?token=${encodeURIComponent(serve.token)}`;
+  // The control: our own origin upgrades.
+  const own = await upgrade(serve, path, { Origin: serve.origin });
+  expect(own.status).toBe(101);
+  for (const origin of ['http://evil.example', 'http://127.0.0.1:1', 'https://' + new URL(serve.origin).host, 'null']) {
+    const r = await upgrade(serve, path, { Origin: origin });
+    expect(r.status, origin).toBe(403);
+  }
+  // /api/call from a foreign origin too.
+  const r = await fetch(`${serve.origin}/api/call`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${serve.token}`, Origin: 'http://evil.example', 'Content-Type': 'application/json' },
+    body: listBody,
+  });
+  expect(r.status).toBe(403);
+});
+
+test("in the browser: the page's own fetch without the token is refused; a foreign page cannot connect", async ({ page, serve }) => {
+  await openApp(page, serve);
+  // The page's own fetch without Authorization (its cookie goes along) is refused.
+  const status = await page.evaluate(async () => {
+    const r = await fetch('/api/call', { method: 'POST', body: JSON.stringify({ method: 'sessions.list', args: {} }) });
+    return r.status;
+  });
+  expect(status).toBe(401);
+
+  // A page on another origin (a second local server) that knows the token
+  // still cannot open the event stream.
+  const foreign = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end('<!doctype html><title>foreign</title>');
+  });
+  await new Promise<void>((r) => foreign.listen(0, '127.0.0.1', r));
+  try {
+    const port = (foreign.address() as AddressInfo).port;
+    const other = await page.context().newPage();
+    await other.goto(`http://127.0.0.1:${port}/`);
+    const wsURL = `${serve.origin.replace('http', 'ws')}/api/events?token=${encodeURIComponent(serve.token)}`;
+    const outcome = await other.evaluate(
+      (u) =>
+        new Promise<string>((resolve) => {
+          const ws = new WebSocket(u);
+          ws.onopen = () => resolve('open');
+          ws.onclose = () => resolve('closed');
+          setTimeout(() => resolve('timeout'), 5000);
+        }),
+      wsURL,
+    );
+    expect(outcome).toBe('closed');
+    // The same URL from the app's own page opens (the control).
+    const mine = await page.evaluate(
+      (u) =>
+        new Promise<string>((resolve) => {
+          const ws = new WebSocket(u);
+          ws.onopen = () => {
+            resolve('open');
+            ws.close();
+          };
+          ws.onclose = () => resolve('closed');
+          setTimeout(() => resolve('timeout'), 5000);
+        }),
+      wsURL,
+    );
+    expect(mine).toBe('open');
+    await other.close();
+  } finally {
+    await new Promise((r) => foreign.close(r));
+  }
+});
+
+/** A WebSocket handshake by hand: the HTTP status it got (101 = upgraded). */
+function upgrade(serve: Serve, path: string, headers: Record<string, string>): Promise<{ status: number }> {
+  const u = new URL(serve.origin);
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path,
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': Buffer.from('0123456789abcdef').toString('base64'),
+        ...headers,
+      },
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 0 });
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0 });
+    });
+    req.on('error', reject);
+    req.setTimeout(5000, () => req.destroy(new Error('no answer to the upgrade request')));
+    req.end();
+  });
+}
