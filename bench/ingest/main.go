@@ -71,6 +71,12 @@ func run(runs, n, hugeMiB int, mnoteBin, agentBin string) error {
 			return err
 		}
 	}
+	// The agent runs in another folder: make the paths absolute.
+	for _, p := range []*string{&mnoteBin, &agentBin} {
+		if abs, err := filepath.Abs(*p); err == nil {
+			*p = abs
+		}
+	}
 	ws := filepath.Join(tmp, "ws")
 	state := filepath.Join(tmp, "agent-state")
 	home := filepath.Join(tmp, "home")
