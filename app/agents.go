@@ -135,7 +135,7 @@ func (s *Services) resolve(rt runtimes.Runtime) (runtimes.Resolved, *Error) {
 func (s *Services) startAgent(ctx context.Context, rt runtimes.Runtime, res runtimes.Resolved, dir string, initTimeout time.Duration) (*acp.Agent, error) {
 	spec := acp.ProcSpec{
 		Path: res.Path, Args: res.Args, Env: res.Env, Dir: dir,
-		LogFile: filepath.Join(s.paths.LogDir, "agent-"+safeName(rt.Name)+".log"),
+		LogFile: filepath.Join(s.paths.LogDir, runtimes.LogFileName(rt.Name)),
 	}
 	opts := acp.Options{
 		InitTimeout: initTimeout, NewSessionTimeout: initTimeout, CancelGrace: s.cfg.CancelGrace,
@@ -330,30 +330,4 @@ func bindError(rt runtimes.Runtime, a *acp.Agent, err error) *Error {
 		e.Details = a.StderrTail(20)
 	}
 	return e
-}
-
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == filepath.Separator || r < ' ' {
-			return '_'
-		}
-		return r
-	}, s)
-}
-
-// commandLine joins a command and its arguments as a shell reads them
-// back (it is recorded, and `mnote prompt --session` runs it again).
-func commandLine(path string, args []string) string {
-	words := make([]string, 0, len(args)+1)
-	for _, w := range append([]string{path}, args...) {
-		words = append(words, shellQuote(w))
-	}
-	return strings.Join(words, " ")
-}
-
-func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.:=@%+,-") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"mnote/acp"
+	"mnote/acp/runtimes"
 	"mnote/app/chat"
 	"mnote/store"
 	"mnote/thread"
@@ -137,7 +138,7 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 		s.discardNew(l)
 		return nil, newError(CodeWriteFailed, "%w", err)
 	}
-	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: commandLine(res.Path, res.Args), Cwd: cwd})
+	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), Cwd: cwd})
 	if err != nil {
 		e := bindError(rt, a, err)
 		a.Stop()
@@ -252,7 +253,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 		return bindError(rt, nil, err)
 	}
 	b, err := l.sess.Bind(ctx, a, chat.BindOptions{
-		Runtime: rt.Name, Command: commandLine(res.Path, res.Args), AgentSessionID: agentSessionID, Cwd: l.workspace,
+		Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), AgentSessionID: agentSessionID, Cwd: l.workspace,
 	})
 	if err != nil {
 		e := bindError(rt, a, err)
@@ -342,7 +343,7 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		}
 	}
 	if l.titleNow() == "" {
-		t := titleFrom(text)
+		t := chat.TitleFromPrompt(text)
 		if err := l.sess.SetTitle(t); err == nil {
 			l.mu.Lock()
 			l.title = t
@@ -528,17 +529,4 @@ func (s *Services) openLive(ctx context.Context, id string) (*liveSession, *Erro
 
 func notFound(id string, err error) *Error {
 	return &Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no session %q", id), cause: err}
-}
-
-// titleFrom makes a session title from the first prompt.
-func titleFrom(text string) string {
-	text = strings.TrimSpace(text)
-	if i := strings.IndexByte(text, '\n'); i >= 0 {
-		text = text[:i]
-	}
-	const max = 80
-	if r := []rune(text); len(r) > max {
-		text = string(r[:max-1]) + "…"
-	}
-	return text
 }

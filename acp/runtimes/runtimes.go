@@ -217,3 +217,31 @@ func cloneArgv(in [][]string) [][]string {
 	}
 	return out
 }
+
+// CommandLine joins a command and its arguments as a shell (and
+// FromCommandLine) reads them back: sessions record it, and continuing a
+// session runs it again.
+func CommandLine(path string, args []string) string {
+	words := make([]string, 0, len(args)+1)
+	for _, w := range append([]string{path}, args...) {
+		words = append(words, shellQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.:=@%+,-") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// LogFileName is the name of the file that keeps a runtime's stderr.
+func LogFileName(name string) string {
+	return "agent-" + strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, name) + ".log"
+}

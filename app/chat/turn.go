@@ -250,3 +250,17 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// TitleFromPrompt makes a session's first title from its first prompt:
+// the first line, at most 80 characters.
+func TitleFromPrompt(text string) string {
+	text = strings.TrimSpace(text)
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	const max = 80
+	if r := []rune(text); len(r) > max {
+		text = string(r[:max-1]) + "…"
+	}
+	return text
+}

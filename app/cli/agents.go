@@ -55,7 +55,7 @@ func (e *env) runAgents(args []string) int {
 	for _, s := range statuses {
 		status, detail := "missing", s.Hint
 		if s.Installed {
-			status, detail = "detected", commandLine(s.Path, s.Runtime.Args)
+			status, detail = "detected", runtimes.CommandLine(s.Path, s.Runtime.Args)
 		} else if s.Error != "" {
 			status, detail = "error", s.Error
 		}
@@ -91,14 +91,14 @@ func (e *env) checkAgent(name string, asJSON bool, timeout time.Duration) int {
 	start := time.Now()
 	a, err := acp.Start(context.Background(), acp.ProcSpec{Path: res.Path, Args: res.Args, Env: res.Env, Dir: cwd}, acp.Options{InitTimeout: timeout, ClientVersion: Version, Logger: e.log})
 	if err != nil {
-		return e.fail(agentExit(err), fmt.Errorf("%s (%s): %w", rt.Title, commandLine(res.Path, res.Args), err))
+		return e.fail(agentExit(err), fmt.Errorf("%s (%s): %w", rt.Title, runtimes.CommandLine(res.Path, res.Args), err))
 	}
 	elapsed := time.Since(start)
 	a.Stop()
 	if asJSON {
 		var v map[string]any
 		_ = json.Unmarshal(a.Init.Raw, &v)
-		return e.printJSON(map[string]any{"name": rt.Name, "command": commandLine(res.Path, res.Args), "startMs": elapsed.Milliseconds(), "initialize": v})
+		return e.printJSON(map[string]any{"name": rt.Name, "command": runtimes.CommandLine(res.Path, res.Args), "startMs": elapsed.Milliseconds(), "initialize": v})
 	}
 	printInit(e, rt, res, a.Init, elapsed)
 	return exitOK
@@ -106,7 +106,7 @@ func (e *env) checkAgent(name string, asJSON bool, timeout time.Duration) int {
 
 func printInit(e *env, rt runtimes.Runtime, res runtimes.Resolved, in acp.InitializeResult, elapsed time.Duration) {
 	w := e.stdout
-	fmt.Fprintf(w, "%s: ready (%s, initialize took %d ms)\n", rt.Title, commandLine(res.Path, res.Args), elapsed.Milliseconds())
+	fmt.Fprintf(w, "%s: ready (%s, initialize took %d ms)\n", rt.Title, runtimes.CommandLine(res.Path, res.Args), elapsed.Milliseconds())
 	if in.AgentInfo != nil {
 		fmt.Fprintf(w, "  agent:        %s %s\n", in.AgentInfo.Name, in.AgentInfo.Version)
 	} else {

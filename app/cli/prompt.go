@@ -153,7 +153,7 @@ func (c *promptCmd) run(e *env, text string) int {
 
 	spec := acp.ProcSpec{
 		Path: resolved.Path, Args: resolved.Args, Env: resolved.Env, Dir: cwd,
-		LogFile: filepath.Join(e.paths.LogDir, "agent-"+safeName(rt.Name)+".log"),
+		LogFile: filepath.Join(e.paths.LogDir, runtimes.LogFileName(rt.Name)),
 	}
 	opts := acp.Options{InitTimeout: c.initTimeout, NewSessionTimeout: c.initTimeout, ClientVersion: Version, Logger: e.log}
 	agent, err := acp.Start(ctx, spec, opts)
@@ -167,7 +167,7 @@ func (c *promptCmd) run(e *env, text string) int {
 		agentSession = prior.agentSessionID
 	}
 	binding, err := sess.Bind(ctx, agent, chat.BindOptions{
-		Runtime: rt.Name, Command: commandLine(resolved.Path, resolved.Args),
+		Runtime: rt.Name, Command: runtimes.CommandLine(resolved.Path, resolved.Args),
 		AgentSessionID: agentSession, Cwd: cwd,
 	})
 	if err != nil {
@@ -251,37 +251,9 @@ func absDir(dir string) (string, error) {
 	return abs, nil
 }
 
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == os.PathSeparator || r < ' ' {
-			return '_'
-		}
-		return r
-	}, s)
-}
-
-// commandLine joins a command and its arguments as a shell would read
-// them back (it is recorded, and `--session` runs it again).
-func commandLine(path string, args []string) string {
-	words := make([]string, 0, len(args)+1)
-	for _, w := range append([]string{path}, args...) {
-		words = append(words, shellQuote(w))
-	}
-	return strings.Join(words, " ")
-}
-
-func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.:=@%+,-") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}
-
 func dimIf(on bool, s string) string {
 	if on {
 		return "\x1b[2m" + s + "\x1b[0m"
 	}
 	return s
 }
-
-var _ = runtimes.Presets

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -360,5 +359,3 @@ func writeThread(w io.Writer, snap thread.Snapshot, o markdownOptions) {
 		}
 	}
 }
-
-var _ = json.Marshal

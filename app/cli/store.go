@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -175,24 +174,11 @@ func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime str
 	x.SetPath(path)
 	cfg.ID, cfg.Recorder, cfg.Indexer, cfg.Thread = id, w, x, th
 	s := chat.New(cfg)
-	if err := s.Start(titleFrom(title)); err != nil {
+	if err := s.Start(chat.TitleFromPrompt(title)); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
-}
-
-// titleFrom makes a session title from the first prompt.
-func titleFrom(text string) string {
-	text = strings.TrimSpace(text)
-	if i := strings.IndexByte(text, '\n'); i >= 0 {
-		text = text[:i]
-	}
-	const max = 80
-	if r := []rune(text); len(r) > max {
-		text = string(r[:max-1]) + "…"
-	}
-	return text
 }
 
 func fmtTime(ms int64) string {
@@ -202,7 +188,6 @@ func fmtTime(ms int64) string {
 	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04")
 }
 
-var errNoSessions = errors.New("no sessions yet")
 
 // discardRecorder records nothing; see MNOTE_BENCH_NO_PERSIST.
 type discardRecorder struct{}

@@ -1,10 +1,8 @@
-package cli
+package runtimes
 
 import (
 	"slices"
 	"testing"
-
-	"mnote/acp/runtimes"
 )
 
 func TestCommandLineRoundTrip(t *testing.T) {
@@ -13,8 +11,8 @@ func TestCommandLineRoundTrip(t *testing.T) {
 		{"--scenario-json", `{"loadSession":false,"x":"it's"}`},
 		{"a b", "", "$HOME", `back\slash`, "tab\there"},
 	} {
-		line := commandLine("/opt/agent bin/agent", args)
-		rt, err := runtimes.FromCommandLine(line)
+		line := CommandLine("/opt/agent bin/agent", args)
+		rt, err := FromCommandLine(line)
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
