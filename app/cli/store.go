@@ -188,7 +188,6 @@ func fmtTime(ms int64) string {
 	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04")
 }
 
-
 // discardRecorder records nothing; see MNOTE_BENCH_NO_PERSIST.
 type discardRecorder struct{}
 
