@@ -312,6 +312,13 @@ export class MarkdownStream {
     const src = normalize(text);
     this.retryIn = 0;
     if (src === this.src && !(!streaming && this.wasStreaming)) return this.htmls;
+    const lastTok = this.tokens.length > 0 ? this.tokens[this.tokens.length - 1] : undefined;
+    if (src === this.src && this.huge && lastTok?.raw === this.huge.raw) {
+      // The stream ended on a huge plain block: its pieces are final as
+      // they are (lexing megabytes again would hold the page).
+      this.wasStreaming = streaming;
+      return this.htmls;
+    }
     this.wasStreaming = streaming;
 
     const now = clock();
@@ -332,7 +339,6 @@ export class MarkdownStream {
     // A huge plain last block that only grew by text without a line break
     // stays one block: extend it instead of lexing megabytes again.
     const n = this.tokens.length;
-    const lastTok = n > 0 ? this.tokens[n - 1] : undefined;
     if (
       this.incremental &&
       lastTok &&
