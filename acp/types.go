@@ -108,6 +108,9 @@ type PermissionRequest struct {
 // request was cancelled.
 type PermissionDecision struct {
 	OptionID string
+	// By says who decided, for the record: "user" (the default), "rule"
+	// (a remembered choice) or "auto" (a policy such as --approve all).
+	By string
 }
 
 type promptParams struct {

@@ -59,7 +59,7 @@ func (p *permissions) ask(ctx context.Context, l *liveSession, req *acp.Permissi
 			p.s.log.Warn("permission rules not read", "err", err)
 		} else if ok {
 			if id := optionFor(req.Options, rule.OptionKind); id != "" {
-				return acp.PermissionDecision{OptionID: id}, nil
+				return acp.PermissionDecision{OptionID: id, By: "rule"}, nil
 			}
 		}
 	}

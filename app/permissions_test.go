@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 
 	"mnote/acp/acptest"
@@ -104,6 +106,11 @@ func TestPermissionDecisions(t *testing.T) {
 	}
 	if got := h.answers(sum.ID); got[len(got)-1] != "permission: selected allow-always after" {
 		t.Fatalf("answers: %q", got)
+	}
+	// The transcript tells the remembered rule's decision from the user's.
+	b, err := os.ReadFile(h.paths.TranscriptPath(sum.ID))
+	if err != nil || !strings.Contains(string(b), `"by":"rule"`) || !strings.Contains(string(b), `"by":"user"`) {
+		t.Fatalf("permission_decided records: %v", err)
 	}
 }
 

@@ -325,6 +325,9 @@ func (s *Session) RequestPermission(ctx context.Context, req *acp.PermissionRequ
 			d = acp.PermissionDecision{}
 		}
 	}
+	if d.By != "" {
+		by = d.By
+	}
 	if d.OptionID == "" {
 		by = "cancel"
 	}

@@ -33,21 +33,27 @@ type policyBroker struct {
 func (b *policyBroker) RequestPermission(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionDecision, error) {
 	switch b.policy {
 	case ApproveAll:
-		return pick(req, "allow_once", "allow_always"), nil
+		return auto(pick(req, "allow_once", "allow_always")), nil
 	case ApproveReads:
 		switch req.Kind {
 		case "read", "search", "think", "fetch":
-			return pick(req, "allow_once", "allow_always"), nil
+			return auto(pick(req, "allow_once", "allow_always")), nil
 		}
-		return pick(req, "reject_once", "reject_always"), nil
+		return auto(pick(req, "reject_once", "reject_always")), nil
 	case ApproveNone:
-		return pick(req, "reject_once", "reject_always"), nil
+		return auto(pick(req, "reject_once", "reject_always")), nil
 	}
 	if b.tty == nil {
 		fmt.Fprintf(b.errOut, "mnote: the agent asked to %q; rejected (no terminal to ask on; use --approve all|reads|none)\n", req.Title)
 		return pick(req, "reject_once", "reject_always"), nil
 	}
 	return b.ask(ctx, req)
+}
+
+// auto marks a decision made by --approve's policy.
+func auto(d acp.PermissionDecision) acp.PermissionDecision {
+	d.By = "auto"
+	return d
 }
 
 // pick chooses the first option of the first kind that the agent offers.

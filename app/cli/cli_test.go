@@ -140,6 +140,11 @@ func TestPromptJSON(t *testing.T) {
 	if stop["sessionId"] != r.lines[0]["sessionId"] {
 		t.Fatalf("session ids differ: %v %v", stop, r.lines[0])
 	}
+	// The transcript says the policy decided, not a person.
+	b, err := os.ReadFile(filepath.Join(h.home, "data", "transcripts", stop["sessionId"].(string)+".jsonl"))
+	if err != nil || !strings.Contains(string(b), `"kind":"permission_decided","data":{"by":"auto"`) {
+		t.Errorf("permission_decided record: %v\n%s", err, b)
+	}
 }
 
 func TestPromptExitCodes(t *testing.T) {
