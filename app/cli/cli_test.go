@@ -317,3 +317,33 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A second SIGINT ends mnote at once, even if the first one's clean stop
+// is still waiting (here: for an agent that ignores cancel).
+func TestSecondSIGINTKills(t *testing.T) {
+	h := newHarness(t)
+	c := h.cmd("prompt", "--json", "--agent-cmd", h.agentCmd(`{"ignoreCancel":true}`), acptest.Steps(`{"message":"started"}`, `{"waitForCancel":true}`))
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && !strings.Contains(sc.Text(), "started") {
+	}
+	c.Process.Signal(syscall.SIGINT)
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	c.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		c.Process.Kill()
+		t.Fatal("a second SIGINT did not end mnote")
+	}
+	t.Logf("ended %s after the second SIGINT", time.Since(start))
+}

@@ -76,6 +76,8 @@ func (e *env) runPrompt(args []string) int {
 func (c *promptCmd) run(e *env, text string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first Ctrl+C (or SIGTERM) stops cleanly; a second one kills.
+	context.AfterFunc(ctx, stop)
 
 	var out *lineWriter = newLineWriter(e.stdout)
 	defer out.Flush()

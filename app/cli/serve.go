@@ -87,6 +87,8 @@ func (e *env) runServe(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first Ctrl+C (or SIGTERM) stops cleanly; a second one kills.
+	context.AfterFunc(ctx, stop)
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
