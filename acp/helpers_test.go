@@ -3,7 +3,6 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -14,11 +13,7 @@ import (
 	"mnote/thread"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	acptest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { acptest.Main(m) }
 
 // recorder is a SessionHandler that keeps what it sees.
 type recorder struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,11 +17,7 @@ import (
 	"mnote/thread"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	acptest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { acptest.Main(m) }
 
 // harness runs Services over a Recorder with all data in a temporary
 // folder, calling them through the Bridge as the window does.

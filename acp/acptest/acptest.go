@@ -92,3 +92,11 @@ func Must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// Main runs a package's tests and then removes the binaries built for
+// them: `func TestMain(m *testing.M) { acptest.Main(m) }`.
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}

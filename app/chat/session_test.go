@@ -3,7 +3,6 @@ package chat_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,11 +16,7 @@ import (
 	"mnote/thread"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	acptest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { acptest.Main(m) }
 
 // failingRecorder is a transcript whose disk fills up after n records.
 type failingRecorder struct {

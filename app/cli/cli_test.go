@@ -18,11 +18,7 @@ import (
 	"mnote/acp/acptest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	acptest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { acptest.Main(m) }
 
 // harness runs the real mnote binary against the test agent, with all of
 // mnote's data in a temporary MNOTE_HOME.

@@ -220,32 +220,43 @@ func (a *agent) attachResult(s *session) map[string]json.RawMessage {
 	return res
 }
 
+// attach finds the session a session/load or session/resume names and
+// takes its cwd; it answers the request itself (and returns nil) when the
+// method is off, authentication is needed or the session is unknown. busy
+// says a prompt turn is running.
+func (a *agent) attach(r *request, enabled bool) (s *session, busy bool) {
+	if !enabled {
+		r.fail(codeMethodNotFound, "Method not found")
+		return nil, false
+	}
+	if a.needAuth(r) {
+		return nil, false
+	}
+	var p attachParams
+	_ = json.Unmarshal(r.params, &p)
+	s = a.findSession(p.SessionID)
+	if s == nil {
+		r.fail(codeNotFound, "session not found")
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.Cwd != "" {
+		s.cwd = p.Cwd
+	}
+	return s, s.turn != nil
+}
+
 type attachParams struct {
 	SessionID string `json:"sessionId"`
 	Cwd       string `json:"cwd"`
 }
 
 func (a *agent) sessionLoad(r *request) {
-	if !a.sc.LoadSession {
-		r.fail(codeMethodNotFound, "Method not found")
-		return
-	}
-	if a.needAuth(r) {
-		return
-	}
-	var p attachParams
-	_ = json.Unmarshal(r.params, &p)
-	s := a.findSession(p.SessionID)
+	s, busy := a.attach(r, a.sc.LoadSession)
 	if s == nil {
-		r.fail(codeNotFound, "session not found")
 		return
 	}
-	s.mu.Lock()
-	busy := s.turn != nil
-	if p.Cwd != "" {
-		s.cwd = p.Cwd
-	}
-	s.mu.Unlock()
 	if busy {
 		r.fail(codeInvalidRequest, "a prompt turn is running for this session")
 		return
@@ -268,24 +279,9 @@ func (a *agent) sessionLoad(r *request) {
 }
 
 func (a *agent) sessionResume(r *request) {
-	if !a.sc.Resume {
-		r.fail(codeMethodNotFound, "Method not found")
-		return
-	}
-	if a.needAuth(r) {
-		return
-	}
-	var p attachParams
-	_ = json.Unmarshal(r.params, &p)
-	s := a.findSession(p.SessionID)
+	s, _ := a.attach(r, a.sc.Resume)
 	if s == nil {
-		r.fail(codeNotFound, "session not found")
 		return
-	}
-	if p.Cwd != "" {
-		s.mu.Lock()
-		s.cwd = p.Cwd
-		s.mu.Unlock()
 	}
 	r.reply(a.attachResult(s))
 }

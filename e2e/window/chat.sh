@@ -48,14 +48,7 @@ check_shown() {
 }
 
 main() {
-	trap cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
-
-	[[ -x $bin ]] || fail "$bin not found; run 'make build' first"
-	need Xvfb xdotool import convert identify timeout
-	command -v tesseract >/dev/null || fail "'tesseract' is not installed (apt-get install tesseract-ocr); run 'make deps'"
-	mkdir -p "$out"
+	chat_setup
 	rm -f "$out"/chat-*
 	make_tmp
 	write_agent_config

@@ -520,3 +520,17 @@ json_u_escape() {
 	done
 	printf '%s' "$o"
 }
+
+# chat_setup: the start of chat.sh and pss.sh — traps, the checks of what
+# they need (the app binary, X tools, OCR), a temp folder and the agent
+# config.
+chat_setup() {
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+
+	[[ -x $bin ]] || fail "$bin not found; run 'make build' first"
+	need Xvfb xdotool import convert identify timeout
+	command -v tesseract >/dev/null || fail "'tesseract' is not installed (apt-get install tesseract-ocr); run 'make deps'"
+	mkdir -p "$out"
+}

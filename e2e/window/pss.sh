@@ -29,14 +29,7 @@ baseline_mib=${PSS_BASELINE_MIB:-220}
 target=1.3
 
 main() {
-	trap cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
-
-	[[ -x $bin ]] || fail "$bin not found; run 'make build' first"
-	need Xvfb xdotool import convert identify timeout
-	command -v tesseract >/dev/null || fail "'tesseract' is not installed (apt-get install tesseract-ocr); run 'make deps'"
-	mkdir -p "$out"
+	chat_setup
 	rm -f "$out"/pss-* "$out/pss.json" "$out/pss.png"
 	make_tmp
 	write_agent_config
