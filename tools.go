@@ -14,5 +14,6 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 	_ "github.com/oklog/ulid/v2"
 	_ "github.com/wailsapp/wails/v2"
+	_ "github.com/yuin/goldmark"
 	_ "golang.org/x/time/rate"
 )
