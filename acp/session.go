@@ -312,6 +312,13 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	return err
 }
 
+// SetModel runs the unstable session/set_model.
+func (s *Session) SetModel(ctx context.Context, modelID string) error {
+	params := map[string]string{"sessionId": s.id, "modelId": modelID}
+	_, err := s.a.callTimeout(ctx, "session/set_model", params, s.h, s.a.opts.NewSessionTimeout)
+	return err
+}
+
 // SetConfigOption runs session/set_config_option with a value id.
 func (s *Session) SetConfigOption(ctx context.Context, configID, value string) (json.RawMessage, error) {
 	params := map[string]string{"sessionId": s.id, "configId": configID, "value": value}

@@ -35,6 +35,13 @@ type Config struct {
 	// CancelGrace is how long a cancelled turn may take before the agent
 	// is killed (default 10 s).
 	CancelGrace time.Duration
+	// MaxAgents caps the agent processes running at once (default 6);
+	// SessionsPerAgent is how many sessions share one process (default 8;
+	// 1 gives every session its own); AgentIdle is how long a process no
+	// session uses keeps running (default 5 min).
+	MaxAgents        int
+	SessionsPerAgent int
+	AgentIdle        time.Duration
 }
 
 // Services are the app's services and its live sessions.
@@ -46,6 +53,7 @@ type Services struct {
 	det   *runtimes.Detector
 	em    Emitter
 	perms *permissions
+	pool  *agentPool
 
 	mu       sync.Mutex
 	live     map[string]*liveSession
@@ -99,6 +107,7 @@ func New(cfg Config) (*Services, error) {
 		seqs: make(map[string]uint64), agentSt: make(map[string]agentState),
 	}
 	s.perms = &permissions{s: s, pending: make(map[string]*parked)}
+	s.pool = newAgentPool(s, cfg)
 	return s, nil
 }
 
@@ -171,6 +180,8 @@ func init() {
 		"sessions.search":          method((*Services).sessionsSearch),
 		"sessions.setMode":         method((*Services).sessionsSetMode),
 		"sessions.setConfigOption": method((*Services).sessionsSetConfigOption),
+		"sessions.setModel":        method((*Services).sessionsSetModel),
+		"agents.running":           method((*Services).agentsRunning),
 		"sessions.switchAgent":     method((*Services).sessionsSwitchAgent),
 		"sessions.close":           method((*Services).sessionsClose),
 		"permissions.decide":       method((*Services).permissionsDecide),
@@ -232,6 +243,7 @@ func (s *Services) Shutdown() {
 	}
 	wg.Wait()
 	s.turns.Wait()
+	s.pool.close()
 	if err := s.ix.Close(); err != nil {
 		s.log.Warn("closing the index", "err", err)
 	}

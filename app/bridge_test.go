@@ -138,6 +138,29 @@ func TestStreamedTurnEvents(t *testing.T) {
 	}
 }
 
+// Models (the unstable session/set_model): offered by session/new, picked
+// through the agent, refused models leave the current one.
+func TestModels(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.saveAgent("models", acptest.Scenario(`{"sessionNewResult":{"models":{"currentModelId":"fast",`+
+		`"availableModels":[{"modelId":"fast","name":"Fast"},{"modelId":"deep","name":"Deep","description":"slow, thorough"}]}}}`)...)
+	sum := h.create("models")
+	snap := h.open(sum.ID)
+	if snap.Thread.CurrentModelID != "fast" || len(snap.Thread.Models) != 2 || snap.Thread.Models[1].Description != "slow, thorough" {
+		t.Fatalf("after create: model %q of %+v", snap.Thread.CurrentModelID, snap.Thread.Models)
+	}
+	from := h.rec.Len()
+	h.mustCall("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "deep"}, nil)
+	h.waitEvent(sum.ID, from, app.EvMeta, func(p json.RawMessage) bool { return strings.Contains(string(p), `"currentModelId":"deep"`) })
+	if e := h.call("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "bad-model"}, nil); codeOf(e) != app.CodeBadRequest {
+		t.Fatalf("a model the agent refuses: %v", e)
+	}
+	if snap = h.open(sum.ID); snap.Thread.CurrentModelID != "deep" {
+		t.Fatalf("after a refused change the model is %q", snap.Thread.CurrentModelID)
+	}
+}
+
 // Modes and config options: shown from session/new, changed through the
 // agent, the change seen as meta events and in the snapshot.
 func TestModesAndConfigOptions(t *testing.T) {
@@ -164,6 +187,9 @@ func TestModesAndConfigOptions(t *testing.T) {
 		t.Fatalf("config options meta: %s", b.meta["configOptions"])
 	}
 	h.mustCall("sessions.close", map[string]any{"id": sum.ID}, nil)
+	if e := h.call("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "fast"}, nil); codeOf(e) != app.CodeBadRequest {
+		t.Fatalf("set model without an agent: %v", e)
+	}
 	if e := h.call("sessions.setMode", map[string]any{"id": sum.ID, "modeId": "ask"}, nil); codeOf(e) != app.CodeBadRequest {
 		t.Fatalf("set mode without an agent: %v", e)
 	}

@@ -462,6 +462,8 @@ func (p *pump) metaPayload(kinds []string) map[string]any {
 			out["currentModeId"] = snap.CurrentModeID
 			out["modes"] = snap.Modes
 			out["configOptions"] = snap.ConfigOptions
+			out["currentModelId"] = snap.CurrentModelID
+			out["models"] = snap.Models
 		}
 	}
 	return out

@@ -28,6 +28,7 @@ type harness struct {
 	state string // the test agent's state folder (session/load works)
 	rec   *app.Recorder
 	svc   *app.Services
+	tune  func(*app.Config) // changes the config before each start
 }
 
 func pathsUnder(dir string) store.Paths {
@@ -41,7 +42,13 @@ func pathsUnder(dir string) store.Paths {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, paths: pathsUnder(t.TempDir()), ws: t.TempDir(), state: t.TempDir()}
+	return newHarnessWith(t, nil)
+}
+
+// newHarnessWith is newHarness with tune applied to the config.
+func newHarnessWith(t *testing.T, tune func(*app.Config)) *harness {
+	t.Helper()
+	h := &harness{t: t, paths: pathsUnder(t.TempDir()), ws: t.TempDir(), state: t.TempDir(), tune: tune}
 	h.start()
 	// The default test agent, continuing sessions with session/load.
 	h.saveAgent("test", "--state", h.state)
@@ -52,11 +59,15 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) start() {
 	h.t.Helper()
 	h.rec = &app.Recorder{}
-	svc, err := app.New(app.Config{
+	cfg := app.Config{
 		Paths: h.paths, Workspace: h.ws, Emitter: h.rec,
 		Detector:    runtimes.NewDetector(runtimes.DetectOptions{Inherited: true}),
 		CancelGrace: 3 * time.Second, InitTimeout: 20 * time.Second,
-	})
+	}
+	if h.tune != nil {
+		h.tune(&cfg)
+	}
+	svc, err := app.New(cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}

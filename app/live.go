@@ -117,7 +117,7 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 		s.noteAgent(rt.Name, e)
 		return nil, e
 	}
-	a, err := s.startAgent(ctx, rt, res, cwd, s.cfg.InitTimeout)
+	a, err := s.pool.acquire(ctx, rt, res, cwd)
 	if err != nil {
 		s.noteAgent(rt.Name, err)
 		return nil, bindError(rt, nil, err)
@@ -126,7 +126,7 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 	path := s.paths.TranscriptPath(id)
 	w, err := store.CreateTranscript(path, store.WriterOptions{})
 	if err != nil {
-		a.Stop()
+		s.pool.release(a)
 		return nil, newError(CodeWriteFailed, "the new session could not be saved: %w", err)
 	}
 	th := thread.New()
@@ -134,14 +134,14 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 	x.SetPath(path)
 	l := s.newLive(id, cwd, th, w, x, 0, 0)
 	if err := l.sess.Start(""); err != nil {
-		a.Stop()
+		s.pool.release(a)
 		s.discardNew(l)
 		return nil, newError(CodeWriteFailed, "%w", err)
 	}
 	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), Cwd: cwd})
 	if err != nil {
 		e := bindError(rt, a, err)
-		a.Stop()
+		s.pool.release(a)
 		s.noteAgent(rt.Name, err)
 		// Nothing of the user's is in it yet: do not leave it listed.
 		s.discardNew(l)
@@ -183,7 +183,7 @@ func (l *liveSession) bound(a *acp.Agent, runtime string, b *chat.Binding) {
 	l.runtime, l.agentSessionID, l.status = runtime, b.AgentSessionID, StatusReady
 	l.mu.Unlock()
 	if old != nil {
-		old.Stop()
+		l.s.pool.release(old)
 	}
 	if err := l.sess.RecordRuntimeStatus(StatusReady, nil, ""); err != nil {
 		l.s.log.Warn("runtime status not recorded", "session", l.id, "err", err)
@@ -206,6 +206,7 @@ func (l *liveSession) watch(a *acp.Agent) {
 	if !mine || !l.agent.CompareAndSwap(a, nil) {
 		return
 	}
+	l.s.pool.release(a)
 	ee := a.ExitError()
 	var code *int
 	tail := ""
@@ -247,7 +248,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 		s.noteAgent(rt.Name, e)
 		return e
 	}
-	a, err := s.startAgent(ctx, rt, res, l.workspace, s.cfg.InitTimeout)
+	a, err := s.pool.acquire(ctx, rt, res, l.workspace)
 	if err != nil {
 		s.noteAgent(rt.Name, err)
 		return bindError(rt, nil, err)
@@ -257,7 +258,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 	})
 	if err != nil {
 		e := bindError(rt, a, err)
-		a.Stop()
+		s.pool.release(a)
 		s.noteAgent(rt.Name, err)
 		if e.Code == CodeNeedsAuth {
 			l.mu.Lock()
@@ -430,7 +431,12 @@ func (s *Services) closeLive(l *liveSession) {
 	}
 	l.opMu.Lock()
 	if a := l.agent.Swap(nil); a != nil {
-		a.Stop()
+		// Detach first (pending permissions answered cancelled), then give
+		// the process back: it stops when no other session uses it.
+		if err := l.sess.Detach(); err != nil {
+			s.log.Warn("detaching the agent", "session", l.id, "err", err)
+		}
+		s.pool.release(a)
 		if err := l.sess.RecordRuntimeStatus(StatusExited, nil, ""); err != nil {
 			s.log.Warn("runtime status not recorded", "session", l.id, "err", err)
 		}

@@ -438,6 +438,22 @@ func (s *Services) sessionsSetConfigOption(ctx context.Context, a setConfigArgs)
 	return nil, nil
 }
 
+type setModelArgs struct {
+	ID      string `json:"id"`
+	ModelID string `json:"modelId"`
+}
+
+func (s *Services) sessionsSetModel(ctx context.Context, a setModelArgs) (any, *Error) {
+	l, e := s.boundLive(a.ID)
+	if e != nil {
+		return nil, e
+	}
+	if err := l.sess.SetModel(ctx, a.ModelID); err != nil {
+		return nil, agentCallError(err)
+	}
+	return nil, nil
+}
+
 // agentCallError classifies a failed request to a running agent: the
 // agent refusing it is a bad request, anything else its failure.
 func agentCallError(err error) *Error {

@@ -379,13 +379,21 @@ func (t *Thread) ApplySessionResult(result json.RawMessage) (Change, error) {
 			CurrentModeID  string `json:"currentModeId"`
 			AvailableModes []Mode `json:"availableModes"`
 		} `json:"modes"`
+		Models *struct {
+			CurrentModelID  string  `json:"currentModelId"`
+			AvailableModels []Model `json:"availableModels"`
+		} `json:"models"`
 		ConfigOptions json.RawMessage `json:"configOptions"`
 	}
 	if err := gojson.Unmarshal(result, &r); err != nil {
 		return Change{}, fmt.Errorf("thread: session result: %w: %w", ErrInvalidUpdate, err)
 	}
-	if r.Modes == nil && r.ConfigOptions == nil {
+	if r.Modes == nil && r.ConfigOptions == nil && r.Models == nil {
 		return Change{}, nil
+	}
+	if r.Models != nil {
+		t.currentModel = r.Models.CurrentModelID
+		t.models = r.Models.AvailableModels
 	}
 	if r.Modes != nil {
 		t.currentMode = r.Modes.CurrentModeID

@@ -165,14 +165,18 @@ type Usage struct {
 
 // Snapshot is the whole state of a thread.
 type Snapshot struct {
-	Entries       []Entry         `json:"entries"`
-	Title         string          `json:"title,omitempty"`
-	UpdatedAt     string          `json:"updatedAt,omitempty"`
-	Usage         Usage           `json:"usage"`
-	CurrentModeID string          `json:"currentModeId,omitempty"`
-	Modes         []Mode          `json:"modes,omitempty"`
-	ConfigOptions json.RawMessage `json:"configOptions,omitempty"`
-	Commands      []Command       `json:"commands,omitempty"`
+	Entries       []Entry `json:"entries"`
+	Title         string  `json:"title,omitempty"`
+	UpdatedAt     string  `json:"updatedAt,omitempty"`
+	Usage         Usage   `json:"usage"`
+	CurrentModeID string  `json:"currentModeId,omitempty"`
+	Modes         []Mode  `json:"modes,omitempty"`
+	// CurrentModelID and Models are the agent's models (the unstable
+	// session/set_model), when it offers them.
+	CurrentModelID string          `json:"currentModelId,omitempty"`
+	Models         []Model         `json:"models,omitempty"`
+	ConfigOptions  json.RawMessage `json:"configOptions,omitempty"`
+	Commands       []Command       `json:"commands,omitempty"`
 	// Plan is the latest plan.
 	Plan []PlanEntry `json:"plan,omitempty"`
 	Turn int         `json:"turn"`
@@ -218,6 +222,8 @@ type Thread struct {
 	usage            Usage
 	currentMode      string
 	modes            []Mode
+	currentModel     string
+	models           []Model
 	configOptions    json.RawMessage
 	commands         []Command
 	plan             []PlanEntry
@@ -343,16 +349,18 @@ func (t *Thread) Snapshot() Snapshot {
 // not of the thread's length.
 func (t *Thread) Meta() Snapshot {
 	return Snapshot{
-		Title:         t.title,
-		UpdatedAt:     t.updatedAt,
-		Usage:         cloneUsage(t.usage),
-		CurrentModeID: t.currentMode,
-		Modes:         slices.Clone(t.modes),
-		ConfigOptions: cloneRaw(t.configOptions),
-		Commands:      cloneCommands(t.commands),
-		Plan:          slices.Clone(t.plan),
-		Turn:          t.turn,
-		StopReason:    t.stopReason,
+		Title:          t.title,
+		UpdatedAt:      t.updatedAt,
+		Usage:          cloneUsage(t.usage),
+		CurrentModeID:  t.currentMode,
+		Modes:          slices.Clone(t.modes),
+		CurrentModelID: t.currentModel,
+		Models:         slices.Clone(t.models),
+		ConfigOptions:  cloneRaw(t.configOptions),
+		Commands:       cloneCommands(t.commands),
+		Plan:           slices.Clone(t.plan),
+		Turn:           t.turn,
+		StopReason:     t.stopReason,
 	}
 }
 

@@ -77,6 +77,27 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	return nil
 }
 
+// SetModel asks the agent to switch the session's model (the unstable
+// session/set_model); the thread follows when the agent accepts.
+func (s *Session) SetModel(ctx context.Context, modelID string) error {
+	s.mu.Lock()
+	as := s.as
+	s.mu.Unlock()
+	if as == nil {
+		return ErrNoRuntime
+	}
+	if err := as.SetModel(ctx, modelID); err != nil {
+		return fmt.Errorf("set model %q: %w", modelID, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := s.th.SetCurrentModel(modelID)
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvUpdate, Change: ch})
+	}
+	return nil
+}
+
 // SetConfigOption sets one of the agent's session config options
 // (session/set_config_option). The configOptions the agent answers with
 // replace the thread's.

@@ -209,6 +209,18 @@ func (s *Session) Cancel() {
 	}
 }
 
+// Detach forgets the agent session (its pending permission requests are
+// answered cancelled); the agent process may go on serving others.
+func (s *Session) Detach() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.as != nil {
+		s.as.Close()
+		s.as = nil
+	}
+	return s.writeErr
+}
+
 // Close detaches the runtime and closes the transcript.
 func (s *Session) Close() error {
 	s.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -137,6 +138,8 @@ func (a *agent) handleRequest(r *request) {
 		a.setMode(r)
 	case "session/set_config_option":
 		a.setConfigOption(r)
+	case "session/set_model":
+		a.setModel(r)
 	default:
 		r.fail(codeMethodNotFound, "Method not found")
 	}
@@ -304,6 +307,24 @@ func (a *agent) setMode(r *request) {
 		SessionUpdate string `json:"sessionUpdate"`
 		CurrentModeID string `json:"currentModeId"`
 	}{"current_mode_update", p.ModeID}), true)
+	r.reply(json.RawMessage(`{}`))
+}
+
+// setModel accepts a model the session's setup offered.
+func (a *agent) setModel(r *request) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModelID   string `json:"modelId"`
+	}
+	_ = json.Unmarshal(r.params, &p)
+	if a.liveSession(p.SessionID) == nil {
+		r.fail(codeNotFound, "session not found")
+		return
+	}
+	if p.ModelID == "" || strings.HasPrefix(p.ModelID, "bad") {
+		r.fail(codeInvalidParams, fmt.Sprintf("unknown model %q", p.ModelID))
+		return
+	}
 	r.reply(json.RawMessage(`{}`))
 }
 

@@ -1,0 +1,125 @@
+package app_test
+
+import (
+	"encoding/json"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mnote/acp/acptest"
+	"mnote/app"
+)
+
+func (h *harness) running() []app.RunningAgent {
+	h.t.Helper()
+	var rs []app.RunningAgent
+	h.mustCall("agents.running", struct{}{}, &rs)
+	return rs
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// answer prompts the session and waits for the turn's echo.
+func (h *harness) answer(id, text string) {
+	h.t.Helper()
+	from := h.rec.Len()
+	turn := h.prompt(id, acptest.Steps(`{"message":"`+text+`"}`))
+	if tp := h.waitTurnEnded(id, from, turn); tp.StopReason != "end_turn" {
+		h.t.Fatalf("turn %d of %s: %+v", turn, id, tp)
+	}
+	h.waitEvent(id, from, app.EvEntry, func(p json.RawMessage) bool { return strings.Contains(string(p), text) })
+}
+
+// Sessions of one agent in one folder share a process; each gets its own
+// answers; the process stops once no session uses it and the idle time
+// has passed.
+func TestAgentProcessShared(t *testing.T) {
+	t.Parallel()
+	h := newHarnessWith(t, func(c *app.Config) { c.AgentIdle = 300 * time.Millisecond })
+	a, b := h.create("test"), h.create("test")
+	rs := h.running()
+	if len(rs) != 1 || rs[0].Sessions != 2 || rs[0].Runtime != "test" {
+		t.Fatalf("two sessions of one agent: %+v", rs)
+	}
+	pid := rs[0].Pid
+	h.answer(a.ID, "for a")
+	h.answer(b.ID, "for b")
+	// Nothing crossed over.
+	for id, other := range map[string]string{a.ID: "for b", b.ID: "for a"} {
+		for _, e := range h.open(id).Thread.Entries {
+			if strings.Contains(e.Text, other) {
+				t.Fatalf("session %s shows the other session's answer %q", id, e.Text)
+			}
+		}
+	}
+
+	h.mustCall("sessions.close", map[string]any{"id": a.ID}, nil)
+	if rs := h.running(); len(rs) != 1 || rs[0].Sessions != 1 || rs[0].Pid != pid {
+		t.Fatalf("after closing one session: %+v", rs)
+	}
+	h.answer(b.ID, "still here")
+	h.mustCall("sessions.close", map[string]any{"id": b.ID}, nil)
+	if rs := h.running(); len(rs) != 1 || rs[0].Sessions != 0 {
+		t.Fatalf("after closing both, the process idles first: %+v", rs)
+	}
+	if err := eventually(testWait, func() bool { return len(h.running()) == 0 && !alive(pid) }); err != nil {
+		t.Fatalf("the idle agent (pid %d) was not stopped: %+v alive=%v", pid, h.running(), alive(pid))
+	}
+	// The next prompt starts a process again (session/load continues it).
+	h.answer(a.ID, "back again")
+	if rs := h.running(); len(rs) != 1 || rs[0].Pid == pid {
+		t.Fatalf("after reopening: %+v (old pid %d)", rs, pid)
+	}
+}
+
+// The cap: with one session per process and two processes at most, a
+// third session is refused with a clear message until one is closed; its
+// idle process is then stopped to make room.
+func TestAgentProcessCap(t *testing.T) {
+	t.Parallel()
+	h := newHarnessWith(t, func(c *app.Config) {
+		c.MaxAgents, c.SessionsPerAgent, c.AgentIdle = 2, 1, time.Hour
+	})
+	a, _ := h.create("test"), h.create("test")
+	if rs := h.running(); len(rs) != 2 || rs[0].Pid == rs[1].Pid {
+		t.Fatalf("one session a process: %+v", rs)
+	}
+	var sum app.SessionSummary
+	e := h.call("sessions.create", map[string]any{"agent": "test"}, &sum)
+	if codeOf(e) != app.CodeBusy || !strings.Contains(e.Message, "close or stop a session") {
+		t.Fatalf("a third process: %v", e)
+	}
+	h.mustCall("sessions.close", map[string]any{"id": a.ID}, nil)
+	idle := 0
+	for _, r := range h.running() {
+		if r.Sessions == 0 {
+			idle = r.Pid
+		}
+	}
+	if idle == 0 {
+		t.Fatalf("closing a session leaves its process idle: %+v", h.running())
+	}
+	// An idle process of the same agent is taken as it is...
+	b := h.create("test")
+	if rs := h.running(); len(rs) != 2 || !(rs[0].Pid == idle || rs[1].Pid == idle) {
+		t.Fatalf("the idle process %d should have been reused: %+v", idle, rs)
+	}
+	// ...one of another agent is stopped to make room.
+	h.mustCall("sessions.close", map[string]any{"id": b.ID}, nil)
+	h.saveAgent("other")
+	c := h.create("other")
+	rs := h.running()
+	if len(rs) != 2 {
+		t.Fatalf("after making room: %+v", rs)
+	}
+	for _, r := range rs {
+		if r.Pid == idle || r.Sessions != 1 {
+			t.Fatalf("the idle process %d should have made room: %+v", idle, rs)
+		}
+	}
+	if err := eventually(testWait, func() bool { return !alive(idle) }); err != nil {
+		t.Fatalf("the idle process %d still runs", idle)
+	}
+	h.answer(c.ID, "room made")
+}
