@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"mnote/acp/acptest"
@@ -137,12 +138,32 @@ func TestSessionHistory(t *testing.T) {
 	if switched.Agent != "other" || switched.Status != app.StatusReady {
 		t.Fatalf("switched: %+v", switched)
 	}
-	var n app.NoticePayload
-	h.waitEvent(sum.ID, from, app.EvNotice, func(p json.RawMessage) bool { return json.Unmarshal(p, &n) == nil && n.Level == "info" })
+	// The thread says so, live and after a restart.
+	h.waitEvent(sum.ID, from, app.EvEntry, func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"kind":"runtime"`) && strings.Contains(string(p), `"previous":"test"`)
+	})
 	h.prompt(sum.ID, "hello other")
 	h.waitTurnEnded(sum.ID, from, 3)
 	if got := h.answers(sum.ID); got[len(got)-1] != "echo: hello other" {
 		t.Fatalf("after switching: %q", got)
+	}
+	runtimeEntries := func() []thread.Entry {
+		var out []thread.Entry
+		for _, e := range h.open(sum.ID).Thread.Entries {
+			if e.Kind == thread.EntryRuntime {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	want := thread.RuntimeChange{Runtime: "other", Previous: "test", How: "new"}
+	if rs := runtimeEntries(); len(rs) != 1 || *rs[0].Runtime != want {
+		t.Fatalf("runtime entries: %+v", rs)
+	}
+	h.svc.Shutdown()
+	h.start()
+	if rs := runtimeEntries(); len(rs) != 1 || *rs[0].Runtime != want {
+		t.Fatalf("runtime entries after a restart: %+v", rs)
 	}
 	_ = acptest.Steps
 }

@@ -223,7 +223,7 @@ func (l *liveSession) watch(a *acp.Agent) {
 		}
 		l.pump.event(EvNotice, NoticePayload{Level: "warn", Message: msg, Details: tail, Action: "restart"})
 	}
-	l.pump.global(EventSessionsChanged, struct{}{})
+	l.pump.global(EventSessionsChanged, l.s.changedPayload(l.id))
 }
 
 // bind starts the named agent and binds it: continuing agentSessionID
@@ -320,10 +320,10 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		}
 		l.mu.Unlock()
 		close(done)
-		l.pump.global(EventSessionsChanged, struct{}{})
+		l.pump.global(EventSessionsChanged, l.s.changedPayload(l.id))
 	}()
 	l.pump.ended.Store(nil)
-	l.pump.global(EventSessionsChanged, struct{}{})
+	l.pump.global(EventSessionsChanged, l.s.changedPayload(l.id))
 	cancelled := &TurnPayload{State: "ended", Turn: turn, StopReason: acp.StopCancelled}
 
 	if a := l.agent.Load(); a == nil || exited(a) {

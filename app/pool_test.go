@@ -123,3 +123,49 @@ func TestAgentProcessCap(t *testing.T) {
 	}
 	h.answer(c.ID, "room made")
 }
+
+// sessions:changed carries what changed: the page patches its list
+// instead of fetching it again.
+func TestSessionsChangedPayload(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	waitChanged := func(from int, match func(app.SessionsChanged) bool) app.SessionsChanged {
+		t.Helper()
+		var got app.SessionsChanged
+		_, _, err := h.rec.Wait(ctxFor(t), from, func(ev app.RecordedEvent) bool {
+			var p app.SessionsChanged
+			if ev.Name != app.EventSessionsChanged || json.Unmarshal(ev.Data, &p) != nil || !match(p) {
+				return false
+			}
+			got = p
+			return true
+		})
+		if err != nil {
+			t.Fatalf("no matching sessions:changed: %v", err)
+		}
+		return got
+	}
+	from := h.rec.Len()
+	sum := h.create("test")
+	waitChanged(from, func(p app.SessionsChanged) bool {
+		return len(p.Changed) == 1 && p.Changed[0].ID == sum.ID && p.Changed[0].Live && p.Changed[0].Agent == "test"
+	})
+	from = h.rec.Len()
+	h.prompt(sum.ID, "Giraffes at dusk")
+	// Running, then done with its first turn and title.
+	waitChanged(from, func(p app.SessionsChanged) bool {
+		return len(p.Changed) == 1 && p.Changed[0].Status == app.StatusRunning
+	})
+	waitChanged(from, func(p app.SessionsChanged) bool {
+		c := p.Changed
+		return len(c) == 1 && c[0].Status == app.StatusReady && c[0].Turns == 1 && c[0].Title == "Giraffes at dusk"
+	})
+	from = h.rec.Len()
+	h.mustCall("sessions.rename", map[string]any{"id": sum.ID, "title": "Renamed"}, nil)
+	waitChanged(from, func(p app.SessionsChanged) bool { return len(p.Changed) == 1 && p.Changed[0].Title == "Renamed" })
+	from = h.rec.Len()
+	h.mustCall("sessions.delete", map[string]any{"id": sum.ID}, nil)
+	waitChanged(from, func(p app.SessionsChanged) bool {
+		return len(p.Changed) == 0 && len(p.Removed) == 1 && p.Removed[0] == sum.ID
+	})
+}

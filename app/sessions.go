@@ -100,6 +100,36 @@ func (s *Services) overlay(sum *SessionSummary) {
 	}
 }
 
+// SessionsChanged is the sessions:changed payload (API.md): the summaries
+// of sessions that changed or appeared, and the ids of those that went.
+type SessionsChanged struct {
+	Changed []SessionSummary `json:"changed,omitempty"`
+	Removed []string         `json:"removed,omitempty"`
+}
+
+// changedPayload is sessions:changed for the given sessions.
+func (s *Services) changedPayload(ids ...string) SessionsChanged {
+	var out SessionsChanged
+	for _, id := range ids {
+		sum, e := s.summary(context.Background(), id)
+		if e != nil {
+			if e.Code == CodeNotFound {
+				out.Removed = append(out.Removed, id)
+				continue
+			}
+			s.log.Debug("session summary for sessions:changed", "session", id, "err", e)
+			continue
+		}
+		out.Changed = append(out.Changed, sum)
+	}
+	return out
+}
+
+// emitChanged emits sessions:changed for the given sessions.
+func (s *Services) emitChanged(ids ...string) {
+	s.emit(EventSessionsChanged, s.changedPayload(ids...))
+}
+
 // summary returns one session's summary.
 func (s *Services) summary(ctx context.Context, id string) (SessionSummary, *Error) {
 	row, err := s.ix.GetSession(ctx, id)
@@ -161,7 +191,7 @@ func (s *Services) sessionsCreate(ctx context.Context, a createArgs) (any, *Erro
 	if e != nil {
 		return nil, e
 	}
-	s.emit(EventSessionsChanged, struct{}{})
+	s.emitChanged(l.id)
 	return s.summary(ctx, l.id)
 }
 
@@ -277,7 +307,7 @@ func (s *Services) sessionsClose(_ context.Context, a idArgs) (any, *Error) {
 	}
 	if l := s.liveOf(a.ID); l != nil {
 		s.closeLive(l)
-		s.emit(EventSessionsChanged, struct{}{})
+		s.emitChanged(a.ID)
 	}
 	return nil, nil
 }
@@ -328,7 +358,7 @@ func (s *Services) sessionsRename(ctx context.Context, a renameArgs) (any, *Erro
 			s.log.Warn("index not renamed; the next start reindexes it", "session", a.ID, "err", err)
 		}
 	}
-	s.emit(EventSessionsChanged, struct{}{})
+	s.emitChanged(a.ID)
 	return s.summary(ctx, a.ID)
 }
 
@@ -348,7 +378,7 @@ func (s *Services) sessionsDelete(ctx context.Context, a idArgs) (any, *Error) {
 	if err := s.ix.Remove(ctx, a.ID); err != nil {
 		s.log.Warn("session not removed from the index", "session", a.ID, "err", err)
 	}
-	s.emit(EventSessionsChanged, struct{}{})
+	s.emit(EventSessionsChanged, SessionsChanged{Removed: []string{a.ID}})
 	return nil, nil
 }
 
@@ -368,7 +398,7 @@ func (s *Services) sessionsRestore(ctx context.Context, a idArgs) (any, *Error) 
 	if err := s.ix.ReindexFile(ctx, s.paths.TranscriptPath(a.ID)); err != nil {
 		s.log.Warn("restored session not indexed", "session", a.ID, "err", err)
 	}
-	s.emit(EventSessionsChanged, struct{}{})
+	s.emitChanged(a.ID)
 	return s.summary(ctx, a.ID)
 }
 
@@ -503,8 +533,6 @@ func (s *Services) sessionsSwitchAgent(ctx context.Context, a switchArgs) (any, 
 	if e := l.bind(ctx, rt.Name, ""); e != nil {
 		return nil, e
 	}
-	l.pump.event(EvNotice, NoticePayload{Level: "info",
-		Message: fmt.Sprintf("Now talking to %s, in a new conversation: it does not see the earlier turns.", rt.Title)})
-	l.pump.global(EventSessionsChanged, struct{}{})
+	l.pump.global(EventSessionsChanged, s.changedPayload(a.ID))
 	return s.summary(ctx, a.ID)
 }

@@ -24,6 +24,8 @@ type step struct {
 	usage             json.RawMessage // in response: result.usage
 	toolCall, options json.RawMessage // in request_permission
 
+	cache *thread.CacheUsage // in: a notification with prompt-cache figures
+
 	app any // app records: *SessionRecord, *TitleRecord, ...
 
 	applied *applied // what the owner of a shared thread got, if anything
@@ -82,6 +84,15 @@ func decodeStep(rec Record, hint *thread.Update, st *step) {
 			st.update = hint
 			if st.update == nil {
 				st.update, _ = decodeUpdate(rec.Data)
+			}
+		case thread.MethodReasonixStatus:
+			var env struct {
+				Params json.RawMessage `json:"params"`
+			}
+			if gojson.Unmarshal(rec.Data, &env) == nil {
+				if cu, ok, err := thread.ParseCacheStatus(rec.Kind, env.Params); err == nil && ok {
+					st.cache = &cu
+				}
 			}
 		case KindRequestPermission:
 			var env rpcEnvelope

@@ -417,7 +417,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.ix = ix
-		if v, err := ix.SchemaVersion(ctx); err != nil || v != 1 {
+		if v, err := ix.SchemaVersion(ctx); err != nil || v != 2 {
 			t.Fatalf("version %d %v", v, err)
 		}
 		if rows := e.list(t); len(rows) != 1 {
@@ -645,8 +645,9 @@ func TestLoadThread(t *testing.T) {
 	for _, e := range th.Entries() {
 		kinds = append(kinds, e.Kind)
 	}
+	// Binding 2 is another agent: a runtime entry says so.
 	want := []string{thread.EntryUserMessage, thread.EntryThought, thread.EntryAssistantMessage, thread.EntryToolCall, thread.EntryPlan,
-		thread.EntryUserMessage, thread.EntryToolCall}
+		thread.EntryRuntime, thread.EntryUserMessage, thread.EntryToolCall}
 	if !slices.Equal(kinds, want) {
 		t.Errorf("entries %v\nwant %v", kinds, want)
 	}
@@ -657,7 +658,10 @@ func TestLoadThread(t *testing.T) {
 	if tc := ents[3].ToolCall; tc == nil || tc.Status != thread.StatusRejected || tc.Decision != "reject_once" || len(tc.Content) == 0 {
 		t.Errorf("rejected tool call %+v", tc)
 	}
-	if tc := ents[6].ToolCall; tc == nil || tc.Status != thread.StatusCompleted {
+	if rc := ents[5].Runtime; rc == nil || rc.Runtime != "codex" || rc.How != HowLoad {
+		t.Errorf("runtime entry %+v", rc)
+	}
+	if tc := ents[7].ToolCall; tc == nil || tc.Status != thread.StatusCompleted {
 		t.Errorf("second tool call %+v", tc)
 	}
 	if info.ID != "lt" || info.Title != "Renamed" || info.Workspace != "/ws" || info.CreatedMs != 42 || info.Turns != 2 ||

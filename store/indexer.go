@@ -289,11 +289,14 @@ ON CONFLICT (id) DO UPDATE SET title = excluded.title, workspace = excluded.work
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (session_id, binding) DO UPDATE SET runtime = excluded.runtime, agent_session_id = excluded.agent_session_id,
 	how = excluded.how, status = excluded.status, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms`
-	sqlUpsertTurn = `INSERT INTO turns (session_id, turn, started_ms, ended_ms, stop_reason, error, usage_json, input_tokens, output_tokens)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	sqlUpsertTurn = `INSERT INTO turns (session_id, turn, started_ms, ended_ms, stop_reason, error, usage_json, input_tokens, output_tokens,
+	cache_hit_tokens, cache_miss_tokens, cache_hit_ratio)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (session_id, turn) DO UPDATE SET started_ms = excluded.started_ms, ended_ms = excluded.ended_ms,
 	stop_reason = excluded.stop_reason, error = excluded.error, usage_json = excluded.usage_json,
-	input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens`
+	input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+	cache_hit_tokens = excluded.cache_hit_tokens, cache_miss_tokens = excluded.cache_miss_tokens,
+	cache_hit_ratio = excluded.cache_hit_ratio`
 	sqlDelFTSRange = `DELETE FROM messages_fts WHERE rowid BETWEEN ? AND ?`
 	sqlDelFTSRow   = `DELETE FROM messages_fts WHERE rowid = ?`
 	sqlInsFTS      = `INSERT INTO messages_fts (rowid, text, session_id, turn, role, entry) VALUES (?, ?, ?, ?, ?, ?)`
@@ -382,7 +385,7 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, b *batch) error {
 	}
 	for _, t := range b.turns {
 		if err := ix.exec(ctx, tx, sqlUpsertTurn, info.ID, t.Turn, t.StartedMs, t.EndedMs, t.StopReason, t.Error,
-			string(t.Usage), t.InputTokens, t.OutputTokens); err != nil {
+			string(t.Usage), t.InputTokens, t.OutputTokens, t.CacheHitTokens, t.CacheMissTokens, t.CacheHitRatio); err != nil {
 			return fmt.Errorf("session %s: turn %d: %w", info.ID, t.Turn, err)
 		}
 	}

@@ -13,8 +13,10 @@ const loadBatch = 512
 // LoadThread rebuilds a session's thread from its transcript, without any
 // agent: "in" session/update records are applied (unknown kinds skipped),
 // app prompt records become user messages, permission_asked and
-// permission_decided records mark tool calls, turn_ended ends turns, and
-// replay records bracket a session/load replay. The thread is built by the
+// permission_decided records mark tool calls, turn_ended ends turns,
+// replay records bracket a session/load replay, and agent notifications
+// that carry session state (Reasonix's status with its prompt-cache
+// figures) restore it. The thread is built by the
 // same reducer as the index, so search hits' entry ids point into it.
 //
 // Reading and decoding run on one goroutine, applying to the thread on

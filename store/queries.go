@@ -123,7 +123,8 @@ func (ix *Index) Bindings(ctx context.Context, id string) ([]Binding, error) {
 
 // Turns returns a session's turns in order.
 func (ix *Index) Turns(ctx context.Context, id string) ([]Turn, error) {
-	rows, err := ix.r.QueryContext(ctx, `SELECT turn, started_ms, ended_ms, stop_reason, error, usage_json, input_tokens, output_tokens
+	rows, err := ix.r.QueryContext(ctx, `SELECT turn, started_ms, ended_ms, stop_reason, error, usage_json, input_tokens, output_tokens,
+		cache_hit_tokens, cache_miss_tokens, cache_hit_ratio
 		FROM turns WHERE session_id = ? ORDER BY turn`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: turns of %s in %s: %w", id, ix.path, err)
@@ -133,7 +134,8 @@ func (ix *Index) Turns(ctx context.Context, id string) ([]Turn, error) {
 	for rows.Next() {
 		var t Turn
 		var usage string
-		if err := rows.Scan(&t.Turn, &t.StartedMs, &t.EndedMs, &t.StopReason, &t.Error, &usage, &t.InputTokens, &t.OutputTokens); err != nil {
+		if err := rows.Scan(&t.Turn, &t.StartedMs, &t.EndedMs, &t.StopReason, &t.Error, &usage, &t.InputTokens, &t.OutputTokens,
+			&t.CacheHitTokens, &t.CacheMissTokens, &t.CacheHitRatio); err != nil {
 			return nil, fmt.Errorf("store: turns of %s in %s: %w", id, ix.path, err)
 		}
 		if usage != "" {

@@ -56,6 +56,11 @@ type Turn struct {
 	Usage        json.RawMessage // as recorded in turn_ended, nil if none
 	InputTokens  int64
 	OutputTokens int64
+	// Prompt-cache figures of the turn, when the agent reports them
+	// (Reasonix): the last report while the turn was open.
+	CacheHitTokens  int64
+	CacheMissTokens int64
+	CacheHitRatio   float64
 }
 
 // Session statuses beyond the runtime ones.
@@ -172,6 +177,20 @@ func (r *reducer) apply(st *step) {
 			} else if st.update != nil {
 				r.applyUpdate(st.update)
 			}
+		case thread.MethodReasonixStatus:
+			if st.cache == nil {
+				return
+			}
+			if !r.shared {
+				r.th.SetCacheUsage(*st.cache)
+			}
+			// The figures belong to the open turn; a status outside a
+			// turn (a session/load) leaves the rows as they are.
+			if r.turnOpen {
+				if tr := r.turn(r.info.Turns); tr != nil {
+					tr.CacheHitTokens, tr.CacheMissTokens, tr.CacheHitRatio = st.cache.Turn.HitTokens, st.cache.Turn.MissTokens, st.cache.Turn.HitRatio
+				}
+			}
 		case KindRequestPermission:
 			if st.rpcID != "" {
 				r.perms[st.rpcID] = permRequest{toolCall: st.toolCall, options: st.options}
@@ -247,6 +266,12 @@ func (r *reducer) applyApp(st *step) {
 		r.bindings[a.Binding] = row
 		r.info.Runtime = a.Runtime
 		r.bindingChanged(a.Binding)
+		if !r.shared {
+			before := r.th.Len()
+			if ch, ok := r.th.AddBinding(a.Runtime, a.How, a.Note); ok {
+				r.track(before, ch)
+			}
+		}
 	case *RuntimeStatusRecord:
 		if b := r.bindings[a.Binding]; b != nil {
 			b.Status, b.UpdatedMs = a.Status, st.ts

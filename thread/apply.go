@@ -321,6 +321,9 @@ func (t *Thread) startTurn() {
 	t.planIdx = -1
 	t.stopReason = ""
 	t.usage.TurnTokens = nil
+	if t.usage.Cache != nil {
+		t.usage.Cache.Turn = CacheFigures{}
+	}
 }
 
 // AddUserPrompt records the client's own prompt as the user message entry

@@ -37,6 +37,12 @@
 // replace whole values and cannot duplicate anything, so they are always
 // applied.
 //
+// Agent notifications other than session/update that carry session state
+// go through ApplyNotification: Reasonix's _reasonix.io/session/status_update
+// gives the prompt-cache figures of the turn and the session (Usage.Cache),
+// which replace the previous ones and are cleared for the turn when a new
+// turn starts.
+//
 // A Thread is not safe for concurrent use; its owner serializes calls. What
 // the read methods return are deep copies that may be handed to another
 // goroutine. Raw JSON kept on entries must be treated as read-only.

@@ -17,6 +17,7 @@ const (
 	EntryThought          = "thought"
 	EntryToolCall         = "tool_call"
 	EntryPlan             = "plan"
+	EntryRuntime          = "runtime" // the session moved to another agent (AddBinding)
 )
 
 // Tool call statuses. The ACP ones (pending, in_progress, completed, failed)
@@ -91,8 +92,9 @@ type Entry struct {
 	Streaming bool  `json:"streaming,omitempty"`
 	CreatedMs int64 `json:"createdMs,omitempty"`
 
-	ToolCall *ToolCall   `json:"toolCall,omitempty"` // tool_call entries
-	Plan     []PlanEntry `json:"plan,omitempty"`     // plan entries
+	ToolCall *ToolCall      `json:"toolCall,omitempty"` // tool_call entries
+	Plan     []PlanEntry    `json:"plan,omitempty"`     // plan entries
+	Runtime  *RuntimeChange `json:"runtime,omitempty"`  // runtime entries
 }
 
 // Block is a non-text content block of a message or thought.
@@ -161,6 +163,9 @@ type Usage struct {
 	TurnTokens map[string]int64 `json:"turnTokens,omitempty"`
 	// SessionTokens sums the turns.
 	SessionTokens map[string]int64 `json:"sessionTokens,omitempty"`
+	// Cache is the prompt-cache use the agent reports (Reasonix's status
+	// notification), nil when it reports none.
+	Cache *CacheUsage `json:"cache,omitempty"`
 }
 
 // Snapshot is the whole state of a thread.
@@ -197,6 +202,7 @@ type entry struct {
 	createdMs int64
 	tool      *ToolCall
 	plan      []PlanEntry
+	rt        *RuntimeChange
 }
 
 // Thread is one chat session. It is not safe for concurrent use; the owner
@@ -224,6 +230,7 @@ type Thread struct {
 	modes            []Mode
 	currentModel     string
 	models           []Model
+	runtime          string // of the latest binding (AddBinding)
 	configOptions    json.RawMessage
 	commands         []Command
 	plan             []PlanEntry
@@ -386,6 +393,10 @@ func (e *entry) export() Entry {
 		tc := cloneTool(e.tool)
 		out.ToolCall = &tc
 	}
+	if e.rt != nil {
+		rc := *e.rt
+		out.Runtime = &rc
+	}
 	return out
 }
 
@@ -437,6 +448,10 @@ func cloneUsage(u Usage) Usage {
 	if u.Cost != nil {
 		c := *u.Cost
 		u.Cost = &c
+	}
+	if u.Cache != nil {
+		c := *u.Cache
+		u.Cache = &c
 	}
 	u.LastTokens = maps.Clone(u.LastTokens)
 	u.TurnTokens = maps.Clone(u.TurnTokens)

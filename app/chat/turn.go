@@ -93,6 +93,9 @@ func (s *Session) Bind(ctx context.Context, a *acp.Agent, o BindOptions) (*Bindi
 	if ch, err := s.th.ApplySessionResult(mustJSON(as.Setup)); err == nil && s.obs != nil {
 		s.obs.Event(&Event{Type: EvUpdate, Change: ch})
 	}
+	if ch, ok := s.th.AddBinding(b.Runtime, b.How, b.Note); ok && s.obs != nil {
+		s.obs.Event(&Event{Type: EvUpdate, Change: ch})
+	}
 	s.recordApp("runtime_bound", b)
 	s.sync()
 	if s.obs != nil {

@@ -41,10 +41,11 @@ const tokenCookie = "mnote_token"
 const maxCallBody = 32 << 20
 
 func (e *env) runServe(args []string) int {
-	fs := e.flags("serve", "[--addr 127.0.0.1:0] [--workspace DIR] [--no-open]")
+	fs := e.flags("serve", "[--addr 127.0.0.1:0] [--workspace DIR] [--allow-origin URL,…] [--no-open]")
 	addr := fs.String("addr", "127.0.0.1:0", "listen on this `host:port` (loopback unless you mean otherwise)")
 	workspace := fs.String("workspace", "", "folder new sessions work in (default: the current folder)")
 	noOpen := fs.Bool("no-open", false, "do not open the browser")
+	allowOrigin := fs.String("allow-origin", "", "also accept pages from these `origins` (comma-separated, e.g. https://notes.example.com for a TLS proxy in front)")
 	words, err := parseArgs(fs, args)
 	if err != nil {
 		return exitUsage
@@ -54,6 +55,10 @@ func (e *env) runServe(args []string) int {
 		return exitUsage
 	}
 	ws, err := workspaceDir(*workspace)
+	if err != nil {
+		return e.usageErr("%v", err)
+	}
+	extra, err := parseOrigins(*allowOrigin)
 	if err != nil {
 		return e.usageErr("%v", err)
 	}
@@ -75,7 +80,7 @@ func (e *env) runServe(args []string) int {
 	defer svc.Shutdown()
 
 	la := ln.Addr().(*net.TCPAddr)
-	s := &server{svc: svc, hub: hub, token: token, assets: Assets, listen: la, loopback: la.IP.IsLoopback()}
+	s := &server{svc: svc, hub: hub, token: token, assets: Assets, listen: la, loopback: la.IP.IsLoopback(), extra: extra}
 	pageURL := s.pageURL()
 	fmt.Fprintln(e.stdout, pageURL)
 	if !s.loopback {
@@ -149,6 +154,36 @@ type server struct {
 	assets   fs.FS
 	listen   *net.TCPAddr
 	loopback bool
+	// extra are origins given with --allow-origin (scheme://host[:port]),
+	// e.g. a TLS reverse proxy's: their pages and Host names are accepted.
+	extra []*url.URL
+}
+
+// parseOrigins reads --allow-origin.
+func parseOrigins(list string) ([]*url.URL, error) {
+	var out []*url.URL
+	for _, o := range strings.Split(list, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+			return nil, fmt.Errorf("--allow-origin %q: give an origin like https://notes.example.com (scheme, host and optional port only)", o)
+		}
+		out = append(out, &url.URL{Scheme: u.Scheme, Host: strings.ToLower(u.Host)})
+	}
+	return out, nil
+}
+
+// extraOrigin reports whether u (scheme and host) is one of --allow-origin.
+func (s *server) extraOrigin(u *url.URL) bool {
+	for _, x := range s.extra {
+		if x.Scheme == u.Scheme && strings.EqualFold(x.Host, u.Host) {
+			return true
+		}
+	}
+	return false
 }
 
 // pageURL is the URL to open, token included.
@@ -224,6 +259,11 @@ func (s *server) hostAllowed(hostport string) bool {
 	if !s.loopback {
 		return true
 	}
+	for _, x := range s.extra {
+		if strings.EqualFold(x.Host, hostport) || strings.EqualFold(x.Hostname(), hostport) {
+			return true
+		}
+	}
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = hostport
@@ -243,6 +283,9 @@ func (s *server) originHosts() []string {
 	if s.loopback || s.listen.IP.IsUnspecified() {
 		hosts = append(hosts, net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("localhost", port), net.JoinHostPort("::1", port))
 	}
+	for _, x := range s.extra {
+		hosts = append(hosts, x.Host)
+	}
 	return hosts
 }
 
@@ -255,7 +298,13 @@ func (s *server) originAllowed(r *http.Request) bool {
 		return true
 	}
 	u, err := url.Parse(origin)
-	if err != nil || u.Scheme != "http" || u.Host == "" {
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if s.extraOrigin(u) {
+		return true
+	}
+	if u.Scheme != "http" {
 		return false
 	}
 	if strings.EqualFold(u.Host, r.Host) {

@@ -485,7 +485,10 @@ async function call(method: string, args: Record<string, unknown>): Promise<unkn
       get(args.id).currentModeId = String(args.modeId);
       return {};
     case 'sessions.setConfigOption':
+    case 'sessions.setModel':
       return {};
+    case 'agents.running':
+      return [];
     case 'sessions.switchAgent': {
       const s = get(args.id);
       s.summary = { ...s.summary, agent: String(args.agent) };

@@ -2,6 +2,7 @@ import { flushSync, mount, tick, unmount } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PermissionRequest, ToolCall } from '../src/api/types';
 import PermissionDialog from '../src/components/PermissionDialog.svelte';
+import SessionControls from '../src/components/SessionControls.svelte';
 import ToolCard from '../src/components/ToolCard.svelte';
 
 let target: HTMLElement;
@@ -205,5 +206,59 @@ describe('PermissionDialog', () => {
     const e = key(dialog, 'Tab');
     expect(e.defaultPrevented).toBe(true);
     expect(document.activeElement).toBe(buttons[0]);
+  });
+});
+
+describe('SessionControls', () => {
+  it('offers the models of session/set_model and reports a pick', async () => {
+    const picked: string[] = [];
+    comp = mount(SessionControls, {
+      target,
+      props: {
+        modes: [],
+        currentModeId: '',
+        configOptions: [],
+        models: [
+          { modelId: 'fast', name: 'Fast' },
+          { modelId: 'deep', name: 'Deep', description: 'slow, thorough' },
+        ],
+        currentModelId: 'fast',
+        onmode: () => {},
+        onconfig: () => {},
+        onmodel: (id: string) => picked.push(id),
+      },
+    });
+    flushSync();
+    const sel = target.querySelector('select[aria-label="Model"]') as HTMLSelectElement;
+    expect(sel).not.toBeNull();
+    expect(sel.value).toBe('fast');
+    expect([...sel.options].map((o) => o.textContent)).toEqual(['Fast', 'Deep']);
+    sel.value = 'deep';
+    sel.dispatchEvent(new Event('change', { bubbles: true }));
+    expect(picked).toEqual(['deep']);
+  });
+
+  it('leaves the model to a "model" config option when there is one', () => {
+    comp = mount(SessionControls, {
+      target,
+      props: {
+        modes: [],
+        currentModeId: '',
+        configOptions: [
+          { id: 'm', name: 'Model', category: 'model', type: 'select', currentValue: 'a', options: [{ value: 'a', name: 'A' }] },
+        ],
+        models: [
+          { modelId: 'fast', name: 'Fast' },
+          { modelId: 'deep', name: 'Deep' },
+        ],
+        currentModelId: 'fast',
+        onmode: () => {},
+        onconfig: () => {},
+      },
+    });
+    flushSync();
+    expect(target.querySelectorAll('select').length).toBe(1);
+    expect(target.querySelector('select')?.getAttribute('aria-label')).toBe('Model');
+    expect(target.querySelector('option')?.textContent).toBe('A');
   });
 });

@@ -11,6 +11,7 @@ import type {
   EventName,
   Hit,
   PermissionRequest,
+  RunningAgent,
   SessionSummary,
   Snapshot,
 } from './types';
@@ -22,6 +23,7 @@ export interface Client {
     check(name: string): Promise<AgentCheck>;
     saveCustom(a: CustomAgentInput): Promise<Agent[]>;
     removeCustom(name: string): Promise<Agent[]>;
+    running(): Promise<RunningAgent[]>;
   };
   sessions: {
     list(args?: { limit?: number; offset?: number }): Promise<SessionSummary[]>;
@@ -35,6 +37,7 @@ export interface Client {
     search(query: string, limit?: number): Promise<Hit[]>;
     setMode(id: string, modeId: string): Promise<void>;
     setConfigOption(id: string, configId: string, value: string | boolean): Promise<void>;
+    setModel(id: string, modelId: string): Promise<void>;
     switchAgent(id: string, agent: string): Promise<SessionSummary>;
     close(id: string): Promise<void>;
   };
@@ -77,6 +80,7 @@ export function createClient(t: Transport): Client {
     agents: {
       list: async () => arr<Agent>(await call('agents.list')),
       check: async (name) => obj<AgentCheck>(await call('agents.check', { name }), 'agents.check'),
+      running: async () => arr<RunningAgent>(await call('agents.running')),
       saveCustom: async (a) =>
         arr<Agent>(await call('agents.saveCustom', { name: a.name, command: a.command, args: a.args, env: a.env })),
       removeCustom: async (name) => arr<Agent>(await call('agents.removeCustom', { name })),
@@ -98,6 +102,7 @@ export function createClient(t: Transport): Client {
       setMode: async (id, modeId) => void (await call('sessions.setMode', { id, modeId })),
       setConfigOption: async (id, configId, value) =>
         void (await call('sessions.setConfigOption', { id, configId, value })),
+      setModel: async (id, modelId) => void (await call('sessions.setModel', { id, modelId })),
       switchAgent: async (id, agent) =>
         obj<SessionSummary>(await call('sessions.switchAgent', { id, agent }), 'sessions.switchAgent'),
       close: async (id) => void (await call('sessions.close', { id })),

@@ -115,7 +115,17 @@ export interface Hit {
 
 // ---- thread (Go package thread) ---------------------------------------------
 
-export type EntryKind = 'user_message' | 'assistant_message' | 'thought' | 'tool_call' | 'plan';
+export type EntryKind = 'user_message' | 'assistant_message' | 'thought' | 'tool_call' | 'plan' | 'runtime';
+
+/** A runtime entry: the session moved to another agent, or to a new
+ * conversation with the same one. */
+export interface RuntimeChange {
+  runtime: string;
+  previous?: string;
+  /** new | load | resume | new_fallback */
+  how: string;
+  note?: string;
+}
 
 export type ToolStatus =
   | 'pending'
@@ -195,6 +205,7 @@ export interface Entry {
   createdMs?: number;
   toolCall?: ToolCall | null;
   plan?: PlanEntry[] | null;
+  runtime?: RuntimeChange | null;
 }
 
 export interface Cost {
@@ -209,6 +220,21 @@ export interface Usage {
   lastTokens?: Record<string, number> | null;
   turnTokens?: Record<string, number> | null;
   sessionTokens?: Record<string, number> | null;
+}
+
+/** A model the agent offers (the unstable session/set_model). */
+export interface Model {
+  modelId: string;
+  name: string;
+  description?: string;
+}
+
+/** An agent process mnote runs (agents.running). */
+export interface RunningAgent {
+  runtime: string;
+  pid: number;
+  sessions: number;
+  idleMs: number;
 }
 
 export interface Mode {
@@ -253,6 +279,8 @@ export interface ThreadSnapshot {
   usage: Usage;
   currentModeId?: string;
   modes?: Mode[] | null;
+  currentModelId?: string;
+  models?: Model[] | null;
   configOptions?: ConfigOption[] | null;
   commands?: Command[] | null;
   plan?: PlanEntry[] | null;
@@ -271,6 +299,8 @@ export interface MetaPayload {
   usage?: Usage | null;
   modes?: Mode[] | null;
   currentModeId?: string;
+  models?: Model[] | null;
+  currentModelId?: string;
   configOptions?: ConfigOption[] | null;
   commands?: Command[] | null;
   title?: string;
@@ -315,10 +345,17 @@ export interface AgentStatusEvent {
   error?: string;
 }
 
+/** sessions:changed: summaries of sessions that changed or appeared and
+ * the ids of those that went (both empty: fetch the list again). */
+export interface SessionsChanged {
+  changed?: SessionSummary[] | null;
+  removed?: string[] | null;
+}
+
 /** Event name → payload. */
 export interface EventMap {
   'thread:event': ThreadEvent;
-  'sessions:changed': Record<string, never>;
+  'sessions:changed': SessionsChanged;
   'agent:status': AgentStatusEvent;
 }
 

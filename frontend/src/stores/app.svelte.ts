@@ -44,7 +44,7 @@ export class AppState {
       c.on('thread:event', (ev: ThreadEvent) => {
         if (!this.session.handleEvent(ev)) this.sessions.noteEvent(ev);
       }),
-      c.on('sessions:changed', () => void this.sessions.refresh()),
+      c.on('sessions:changed', (p) => this.sessions.applyChange(p)),
       c.on('agent:status', (ev) => this.agents.applyStatus(ev)),
       c.onReconnect(() => {
         void this.sessions.refresh();

@@ -12,6 +12,7 @@ import type {
   ConfigOption,
   Entry,
   Mode,
+  Model,
   NoticePayload,
   PermissionRequest,
   PlanEntry,
@@ -52,6 +53,8 @@ export class SessionStore {
   usage: Usage | null = $state.raw(null);
   modes: Mode[] = $state.raw([]);
   currentModeId = $state('');
+  models: Model[] = $state.raw([]);
+  currentModelId = $state('');
   configOptions: ConfigOption[] = $state.raw([]);
   commands: Command[] = $state.raw([]);
   plan: PlanEntry[] = $state.raw([]);
@@ -157,6 +160,8 @@ export class SessionStore {
     this.usage = null;
     this.modes = [];
     this.currentModeId = '';
+    this.models = [];
+    this.currentModelId = '';
     this.configOptions = [];
     this.commands = [];
     this.plan = [];
@@ -235,6 +240,8 @@ export class SessionStore {
     this.usage = t.usage ?? null;
     this.modes = t.modes ?? [];
     this.currentModeId = t.currentModeId ?? '';
+    this.models = t.models ?? [];
+    this.currentModelId = t.currentModelId ?? '';
     this.configOptions = Array.isArray(t.configOptions) ? t.configOptions : [];
     this.commands = t.commands ?? [];
     this.plan = t.plan ?? [];
@@ -293,6 +300,8 @@ export class SessionStore {
         if (p.usage) this.usage = p.usage;
         if (p.modes !== undefined) this.modes = p.modes ?? [];
         if (p.currentModeId !== undefined) this.currentModeId = p.currentModeId ?? '';
+        if (p.models !== undefined) this.models = p.models ?? [];
+        if (p.currentModelId !== undefined) this.currentModelId = p.currentModelId ?? '';
         if (p.configOptions !== undefined) this.configOptions = Array.isArray(p.configOptions) ? p.configOptions : [];
         if (p.commands !== undefined) this.commands = p.commands ?? [];
         if (p.plan !== undefined) this.plan = p.plan ?? [];
@@ -490,6 +499,20 @@ export class SessionStore {
       if (this.id !== id) return;
       this.currentModeId = prev;
       this.fail(e, 'Could not change the mode');
+    }
+  }
+
+  async setModel(modelId: string): Promise<void> {
+    const id = this.id;
+    if (!id) return;
+    const prev = this.currentModelId;
+    this.currentModelId = modelId;
+    try {
+      await this.client.sessions.setModel(id, modelId);
+    } catch (e) {
+      if (this.id !== id) return;
+      this.currentModelId = prev;
+      this.fail(e, 'Could not change the model');
     }
   }
 

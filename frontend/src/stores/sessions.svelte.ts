@@ -1,7 +1,7 @@
 // The sessions list (newest first), with rename / delete (+ undo) / restore.
 
 import { ApiError, type Client } from '../api';
-import type { SessionSummary, ThreadEvent } from '../api/types';
+import type { SessionSummary, SessionsChanged, ThreadEvent } from '../api/types';
 import { SvelteSet } from 'svelte/reactivity';
 import type { ToastStore } from './toasts.svelte';
 
@@ -59,6 +59,30 @@ export class SessionsStore {
       this.inflight = null;
     })();
     return this.inflight;
+  }
+
+  /** Patches the list from a sessions:changed payload (no round trip);
+   * an empty payload fetches the list again. */
+  applyChange(p: SessionsChanged | null | undefined): void {
+    const changed = p?.changed ?? [];
+    const removed = p?.removed ?? [];
+    if (changed.length === 0 && removed.length === 0) {
+      void this.refresh();
+      return;
+    }
+    if (!this.loaded || this.inflight) {
+      // A fetch is coming or running: let it carry the change.
+      void this.refresh();
+      return;
+    }
+    const gone = new Set(removed);
+    const byId = new Map(changed.filter((s) => !this.hidden.has(s.id)).map((s) => [s.id, s]));
+    let items = this.items.filter((s) => !gone.has(s.id)).map((s) => byId.get(s.id) ?? s);
+    const fresh = [...byId.values()].filter((s) => !this.items.some((x) => x.id === s.id));
+    if (fresh.length > 0) items = [...fresh, ...items];
+    this.items = items.sort((a, b) => b.updatedMs - a.updatedMs || (a.id < b.id ? 1 : -1));
+    for (const id of removed) this.attention.delete(id);
+    this.onRefresh?.(this.items);
   }
 
   loadMore(): Promise<void> {

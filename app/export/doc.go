@@ -1,0 +1,15 @@
+// Package export renders a recorded session for people and for sharing:
+// Markdown, one self-contained HTML page, the raw JSONL transcript, and the
+// snapshot a share link shows (cloudsync.ShareSnapshot).
+//
+// Every renderer takes the session's thread (a thread.Snapshot rebuilt from
+// the transcript by store.LoadThread) and Options: Redact hides secrets and
+// local paths in every text (see Redactor), IncludeThoughts and
+// IncludeToolIO put the agent's thoughts and raw tool input/output in,
+// which are otherwise left out.
+//
+// The HTML page makes no network request when opened: inline CSS only, no
+// scripts, Markdown rendered by goldmark with raw HTML shown as text, links
+// and images shown as text, and a Content-Security-Policy that forbids
+// loading anything.
+package export

@@ -1,0 +1,71 @@
+package export
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"mnote/cloudsync"
+	"mnote/thread"
+)
+
+// Share turns a session into the snapshot a share link shows. A share is
+// always redacted: o.Redact is forced on (with o.Redactor, or the default
+// one for the session's workspace). Thoughts are left out unless
+// o.IncludeThoughts; tool calls carry their title, kind, status and, as
+// Markdown text, their locations and edited files (plus output and diffs
+// with o.IncludeToolIO); plans become Markdown checklists.
+func Share(sess Session, snap thread.Snapshot, o Options) (cloudsync.ShareSnapshot, error) {
+	o.Redact = true
+	d, err := prepare(sess, snap, o)
+	if err != nil {
+		return cloudsync.ShareSnapshot{}, err
+	}
+	out := cloudsync.ShareSnapshot{
+		Title:   d.title(),
+		Runtime: d.sess.Runtime,
+		Entries: []cloudsync.ShareEntry{},
+	}
+	if d.sess.CreatedMs > 0 {
+		out.CreatedAt = time.UnixMilli(d.sess.CreatedMs).UTC()
+	}
+	for _, en := range d.snap.Entries {
+		switch en.Kind {
+		case thread.EntryUserMessage:
+			out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryUser, Text: en.Text})
+		case thread.EntryAssistantMessage:
+			out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryAssistant, Text: en.Text})
+		case thread.EntryThought:
+			if o.IncludeThoughts {
+				out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryThought, Text: en.Text})
+			}
+		case thread.EntryToolCall:
+			if tc := en.ToolCall; tc != nil {
+				out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryTool, Title: tc.Title,
+					ToolKind: tc.Kind, Status: tc.Status, Text: d.toolText(tc)})
+			}
+		case thread.EntryPlan:
+			var b strings.Builder
+			for _, p := range en.Plan {
+				fmt.Fprintf(&b, "- [%s] %s\n", planMark(p.Status), oneLine(p.Content))
+			}
+			out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryPlan, Text: b.String()})
+		}
+	}
+	return out, nil
+}
+
+// toolText is a tool call's details as Markdown: what markdownTool writes
+// under the call's first line.
+func (d *doc) toolText(tc *thread.ToolCall) string {
+	var b strings.Builder
+	d.markdownTool(&b, tc)
+	text := b.String()
+	// Drop the first line (kind, title, status are fields of their own).
+	_, text, _ = strings.Cut(text, "\n")
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "  ")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
