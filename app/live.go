@@ -441,8 +441,13 @@ func (s *Services) closeLive(l *liveSession) {
 			s.log.Warn("runtime status not recorded", "session", l.id, "err", err)
 		}
 	}
-	if err := l.sess.Close(); err != nil {
-		s.log.Warn("closing the session", "session", l.id, "err", err)
+	closeErr := l.sess.Close()
+	if closeErr != nil {
+		s.log.Warn("closing the session", "session", l.id, "err", closeErr)
+	} else {
+		var snap thread.Snapshot
+		l.sess.Thread(func(th *thread.Thread) { snap = th.Snapshot() })
+		s.cacheThread(l.id, snap)
 	}
 	l.opMu.Unlock()
 	l.pump.stop()

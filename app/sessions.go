@@ -251,7 +251,7 @@ func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
 		}
 		return Snapshot{Session: sum, Seq: p.seq, Thread: snap, Pending: p.pending, Running: p.running}, nil
 	}
-	th, _, _, err := store.LoadThread(s.paths.TranscriptPath(a.ID))
+	raw, err := s.pastThread(a.ID)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, notFound(a.ID, err)
@@ -265,7 +265,67 @@ func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
 	s.mu.Lock()
 	seq := s.seqs[a.ID]
 	s.mu.Unlock()
-	return Snapshot{Session: sum, Seq: seq, Thread: th.Snapshot(), Pending: []PermissionRequest{}}, nil
+	return rawSnapshot{Session: sum, Seq: seq, Thread: raw, Pending: []PermissionRequest{}}, nil
+}
+
+// rawSnapshot is Snapshot with its thread already encoded (from the
+// thread cache).
+type rawSnapshot struct {
+	Session SessionSummary      `json:"session"`
+	Seq     uint64              `json:"seq"`
+	Thread  json.RawMessage     `json:"thread"`
+	Pending []PermissionRequest `json:"pending"`
+	Running bool                `json:"running"`
+}
+
+// pastThread is the snapshot JSON of a session that is not live: from the
+// thread cache while it matches the transcript, else replayed from the
+// transcript (and cached for the next time).
+func (s *Services) pastThread(id string) (json.RawMessage, error) {
+	path := s.paths.TranscriptPath(id)
+	stamp, err := store.StampOf(path)
+	if err != nil {
+		return nil, err
+	}
+	cache := s.paths.ThreadCachePath(id)
+	if raw, ok := store.ReadThreadCache(cache, stamp); ok {
+		return raw, nil
+	}
+	th, _, _, err := store.LoadThread(path)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(th.Snapshot())
+	if err != nil {
+		return nil, err
+	}
+	// Cache it only if nothing was appended meanwhile (another mnote
+	// process continuing the session).
+	if now, err := store.StampOf(path); err == nil && now == stamp {
+		if err := store.WriteThreadCache(cache, stamp, raw); err != nil {
+			s.log.Debug("thread cache not written", "session", id, "err", err)
+		}
+	}
+	return raw, nil
+}
+
+// cacheThread caches the thread of a session that was just closed, so the
+// next open (after a restart too) does not replay its transcript.
+func (s *Services) cacheThread(id string, snap thread.Snapshot) {
+	stamp, err := store.StampOf(s.paths.TranscriptPath(id))
+	if err != nil {
+		return
+	}
+	for i := range snap.Entries {
+		snap.Entries[i].Streaming = false // closed: nothing streams any more
+	}
+	raw, err := json.Marshal(snap)
+	if err == nil {
+		err = store.WriteThreadCache(s.paths.ThreadCachePath(id), stamp, raw)
+	}
+	if err != nil {
+		s.log.Debug("thread cache not written", "session", id, "err", err)
+	}
 }
 
 type promptArgs struct {
@@ -378,6 +438,7 @@ func (s *Services) sessionsDelete(ctx context.Context, a idArgs) (any, *Error) {
 	if err := s.ix.Remove(ctx, a.ID); err != nil {
 		s.log.Warn("session not removed from the index", "session", a.ID, "err", err)
 	}
+	store.RemoveThreadCache(s.paths, a.ID)
 	s.emit(EventSessionsChanged, SessionsChanged{Removed: []string{a.ID}})
 	return nil, nil
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"time"
 
 	"mnote/thread"
 )
@@ -107,6 +108,9 @@ type reducer struct {
 	openEntry string // the thread entry streaming into open
 	closed    []*ftsRow
 	end       int64 // End of the last record seen
+	// ts is the time of the record being applied: a thread the reducer
+	// builds stamps its entries with it, as the live thread did.
+	ts int64
 }
 
 type permRequest struct {
@@ -121,6 +125,7 @@ func newReducer(id string, index bool) *reducer {
 		requests: make(map[string]string),
 		perms:    make(map[string]permRequest),
 	}
+	r.th.Clock = func() time.Time { return time.UnixMilli(r.ts) }
 	r.info.ID = id
 	if index {
 		r.turns = make(map[int]*Turn)
@@ -155,6 +160,7 @@ func (r *reducer) observeApplied(rec Record, hint *thread.Update, ap *applied) {
 
 // apply applies one decoded record.
 func (r *reducer) apply(st *step) {
+	r.ts = st.ts
 	r.info.LastSeq = st.seq
 	if st.ts > r.info.UpdatedMs {
 		r.info.UpdatedMs = st.ts

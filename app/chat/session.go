@@ -62,6 +62,9 @@ type Event struct {
 	Turn       *TurnResult
 	Binding    *Binding
 	Err        error
+	// Usage is the session's usage after a change of it that came with no
+	// update (a vendor notification such as Reasonix's cache figures).
+	Usage *thread.Usage
 }
 
 // TurnResult is how a turn ended.
@@ -115,6 +118,7 @@ type Session struct {
 	nBindings int
 	turn      int
 	updates   int64
+	tsMs      int64 // time of the last record written (the thread's clock)
 	replay    int // 0 none, 1 replay kept, 2 replay dropped
 	writeErr  error
 }
@@ -128,11 +132,20 @@ func New(cfg Config) *Session {
 	if th == nil {
 		th = thread.New()
 	}
-	return &Session{
+	s := &Session{
 		ID: cfg.ID, workspace: cfg.Workspace, log: cfg.Logger.With("session", cfg.ID),
 		rec: cfg.Recorder, ix: cfg.Indexer, obs: cfg.Observer, broker: cfg.Broker,
 		th: th, turn: cfg.Turns, nBindings: cfg.Bindings,
 	}
+	// Entries are stamped with the time of the record that made them, as
+	// a replay of the transcript stamps them (store's reducer).
+	th.Clock = func() time.Time {
+		if s.tsMs == 0 {
+			return time.Now()
+		}
+		return time.UnixMilli(s.tsMs)
+	}
+	return s
 }
 
 // Thread runs fn with the session's thread, locked.
@@ -178,6 +191,7 @@ func (s *Session) append(dir, kind string, data []byte) (store.Record, bool) {
 		s.failWrite(err)
 		return rec, false
 	}
+	s.tsMs = rec.TsMs
 	return rec, true
 }
 
@@ -274,11 +288,25 @@ func (s *Session) Update(u *thread.Update, line []byte) {
 	}
 }
 
-// Notification implements acp.SessionHandler.
-func (s *Session) Notification(method string, _ json.RawMessage, line []byte) {
+// Notification implements acp.SessionHandler. Every notification is kept
+// in the transcript; those that carry session state the thread knows
+// (Reasonix's status with its prompt-cache figures) also change the thread,
+// and the observer gets the new usage.
+func (s *Session) Notification(method string, params json.RawMessage, line []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.record("in", method, line, nil)
+	ch, err := s.th.ApplyNotification(method, params)
+	if err != nil {
+		if !errors.Is(err, thread.ErrUnknownKind) {
+			s.log.Debug("notification not applied", "method", method, "err", err)
+		}
+		return
+	}
+	if ch.Op != "" && s.obs != nil {
+		u := s.th.Usage()
+		s.obs.Event(&Event{Type: EvUpdate, Change: ch, Usage: &u})
+	}
 }
 
 // Bad implements acp.SessionHandler: the line is kept raw.
