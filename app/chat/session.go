@@ -119,7 +119,7 @@ type Session struct {
 	turn      int
 	updates   int64
 	tsMs      int64 // time of the last record written (the thread's clock)
-	replay    int // 0 none, 1 replay kept, 2 replay dropped
+	replay    int   // 0 none, 1 replay kept, 2 replay dropped
 	writeErr  error
 }
 
