@@ -135,11 +135,23 @@ func (b *Bridge) Call(method string, args string) (string, error) {
 	if e != nil {
 		return "", e
 	}
-	out, err := json.Marshal(res)
+	out, err := EncodeResult(res)
 	if err != nil {
 		return "", errorFrom("encode the result of "+method, err)
 	}
 	return string(out), nil
+}
+
+// Encoded is a method result that is JSON already (a snapshot read from
+// the thread cache): it is sent as it is.
+type Encoded []byte
+
+// EncodeResult is a method result's JSON.
+func EncodeResult(res any) ([]byte, error) {
+	if b, ok := res.(Encoded); ok {
+		return b, nil
+	}
+	return json.Marshal(res)
 }
 
 // handler runs one method.

@@ -265,17 +265,22 @@ func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
 	s.mu.Lock()
 	seq := s.seqs[a.ID]
 	s.mu.Unlock()
-	return rawSnapshot{Session: sum, Seq: seq, Thread: raw, Pending: []PermissionRequest{}}, nil
-}
-
-// rawSnapshot is Snapshot with its thread already encoded (from the
-// thread cache).
-type rawSnapshot struct {
-	Session SessionSummary      `json:"session"`
-	Seq     uint64              `json:"seq"`
-	Thread  json.RawMessage     `json:"thread"`
-	Pending []PermissionRequest `json:"pending"`
-	Running bool                `json:"running"`
+	// The thread's JSON (megabytes for a long session) goes out as it
+	// is: neither decoded nor checked again.
+	head, err := json.Marshal(struct {
+		Session SessionSummary      `json:"session"`
+		Seq     uint64              `json:"seq"`
+		Pending []PermissionRequest `json:"pending"`
+		Running bool                `json:"running"`
+	}{sum, seq, []PermissionRequest{}, false})
+	if err != nil {
+		return nil, errorFrom("encode session "+a.ID, err)
+	}
+	out := make(Encoded, 0, len(head)+len(raw)+16)
+	out = append(out, head[:len(head)-1]...)
+	out = append(out, `,"thread":`...)
+	out = append(out, raw...)
+	return append(out, '}'), nil
 }
 
 // pastThread is the snapshot JSON of a session that is not live: from the

@@ -64,6 +64,20 @@ func TestThreadCache(t *testing.T) {
 	if got := h.openThreadJSON(sum.ID); !bytes.Equal(got, replayed) {
 		t.Fatalf("after corrupting the cache: %s", got)
 	}
+	// So is a damaged one whose header still matches.
+	good := h.openThreadJSON(sum.ID) // rewrites the entry
+	b, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(b, []byte("second answer"))
+	copy(b[i:], "SECOND")
+	if err := os.WriteFile(cache, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.openThreadJSON(sum.ID); !bytes.Equal(got, good) {
+		t.Fatalf("a damaged cache entry was used: %s", got)
+	}
 	// After a restart and another turn, the cache follows the transcript.
 	h.svc.Shutdown()
 	h.start()

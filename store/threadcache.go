@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,7 +44,11 @@ func StampOf(transcript string) (TranscriptStamp, error) {
 type threadCacheHeader struct {
 	V int `json:"v"`
 	TranscriptStamp
+	// CRC32C of the snapshot: a damaged entry is never sent to a page.
+	CRC uint32 `json:"crc32c"`
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ReadThreadCache returns the cached snapshot JSON when it was made from
 // the transcript state stamp; ok is false otherwise (missing, stale,
@@ -68,7 +73,7 @@ func ReadThreadCache(path string, stamp TranscriptStamp) (snapshot []byte, ok bo
 		return nil, false
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, max(0, int(st.Size())-len(line))))
-	if _, err := io.Copy(buf, r); err != nil || buf.Len() == 0 {
+	if _, err := io.Copy(buf, r); err != nil || buf.Len() == 0 || crc32.Checksum(buf.Bytes(), castagnoli) != h.CRC {
 		return nil, false
 	}
 	return buf.Bytes(), true
@@ -90,7 +95,7 @@ func WriteThreadCache(path string, stamp TranscriptStamp, snapshot []byte) error
 		return fmt.Errorf("store: thread cache: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename: gone already
-	head, _ := json.Marshal(threadCacheHeader{V: threadCacheVersion, TranscriptStamp: stamp})
+	head, _ := json.Marshal(threadCacheHeader{V: threadCacheVersion, TranscriptStamp: stamp, CRC: crc32.Checksum(snapshot, castagnoli)})
 	w := bufio.NewWriterSize(tmp, 64<<10)
 	w.Write(head)
 	w.WriteByte('\n')

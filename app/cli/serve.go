@@ -344,7 +344,17 @@ func (s *server) call(w http.ResponseWriter, r *http.Request) {
 		writeError(w, statusOf(e.Code), e)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"result": res})
+	b, err := app.EncodeResult(res)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, &app.Error{Code: app.CodeInternal, Message: "unencodable result: " + err.Error()})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	w.Write([]byte(`{"result":`))
+	w.Write(b)
+	w.Write([]byte("}"))
 }
 
 // statusOf maps an error code to an HTTP status.

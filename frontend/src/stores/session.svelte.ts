@@ -98,9 +98,18 @@ export class SessionStore {
 
   // ---- reading -------------------------------------------------------------
 
-  /** The reactive cell of an entry (undefined for an unknown id). */
+  /** The reactive cell of an entry (undefined for an unknown id). Cells
+   * are made when first asked for: a long session opens without making
+   * one per entry (only what the list shows needs one). */
   cell(id: string): EntryCell | undefined {
-    return this.cells.get(id);
+    let c = this.cells.get(id);
+    if (!c) {
+      const e = this.model.get(id);
+      if (!e) return undefined;
+      c = new EntryCell({ ...e });
+      this.cells.set(id, c);
+    }
+    return c;
   }
 
   /** The entry as the model holds it now (may be ahead of the cells). */
@@ -217,18 +226,18 @@ export class SessionStore {
     this.batcher.cancel();
     const t = snap.thread;
     const model = new Map<string, Entry>();
-    const cells = new Map<string, EntryCell>();
     const order: string[] = [];
     this.streamingIds.clear();
+    // The snapshot's entries are ours (freshly parsed): the model keeps
+    // them as they are; cells are made when the list shows an entry.
     for (const e of t.entries ?? []) {
       if (!e || typeof e.id !== 'string') continue;
       if (!model.has(e.id)) order.push(e.id);
-      model.set(e.id, { ...e });
-      cells.set(e.id, new EntryCell(e));
+      model.set(e.id, e);
       if (e.streaming) this.streamingIds.add(e.id);
     }
     this.model = model;
-    this.cells = cells;
+    this.cells = new Map();
     this.modelOrder = order;
     this.dirty.clear();
     this.orderDirty = false;
@@ -400,9 +409,9 @@ export class SessionStore {
     for (const id of this.dirty) {
       const e = this.model.get(id);
       if (!e) continue;
+      // Entries without a cell get one when shown.
       const cell = this.cells.get(id);
       if (cell) cell.v = { ...e };
-      else this.cells.set(id, new EntryCell({ ...e }));
     }
     this.dirty.clear();
     if (this.orderDirty) {
