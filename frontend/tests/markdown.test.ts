@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_HIGHLIGHT, MarkdownStream, handleMarkdownClick, isSafeHref, renderMarkdown, sanitize } from '../src/lib/markdown';
+import { MAX_HIGHLIGHT, MarkdownStream, STREAM_PLAIN, handleMarkdownClick, isSafeHref, renderMarkdown, sanitize } from '../src/lib/markdown';
 
 function dom(html: string): HTMLDivElement {
   const div = document.createElement('div');
@@ -268,5 +268,33 @@ describe('streaming huge and slow blocks', () => {
     expect(html).toContain('const x = 1;');
     expect(html).not.toContain('hljs-keyword');
     expect(renderMarkdown('```js\nconst x = 1;\n```')).toContain('hljs-keyword');
+  });
+});
+
+describe('MarkdownStream: a long paragraph while it streams', () => {
+  it('grows as plain pieces past STREAM_PLAIN and is rendered as Markdown once complete', () => {
+    // Each update comes long after the last (no throttling in this test).
+    let now = 0;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += 1000));
+    const s = new MarkdownStream();
+    const word = 'some **bold** words and `code` here. ';
+    let text = '';
+    let html = '';
+    while (text.length < STREAM_PLAIN * 1.5) {
+      text += word.repeat(8);
+      html = s.update(text, true).flat().join('');
+    }
+    // Streaming: the last block is plain pieces (no lexing per frame).
+    expect(html).toContain('md-plain');
+    expect(html).not.toContain('<strong>');
+    expect(html).toContain('**bold**');
+    // Complete: one real render.
+    const done = s.update(text, false).flat().join('');
+    expect(done).not.toContain('md-plain');
+    expect(done).toContain('<strong>bold</strong>');
+    expect(done).toContain('<code>code</code>');
+    // And it is stable.
+    expect(s.update(text, false).flat().join('')).toBe(done);
+    clock.mockRestore();
   });
 });

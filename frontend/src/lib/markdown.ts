@@ -70,6 +70,10 @@ export const MAX_HIGHLIGHT = 32 * 1024;
 
 /** A top-level block longer than this is shown as plain text in pieces. */
 export const HUGE_BLOCK = 64 * 1024;
+/** While streaming, a paragraph longer than this grows as plain pieces
+ * (lexing it again on every frame costs more the longer it gets); it is
+ * rendered as Markdown once the message is complete. */
+export const STREAM_PLAIN = 16 * 1024;
 const PIECE = 8 * 1024;
 
 /**
@@ -313,7 +317,7 @@ export class MarkdownStream {
     this.retryIn = 0;
     if (src === this.src && !(!streaming && this.wasStreaming)) return this.htmls;
     const lastTok = this.tokens.length > 0 ? this.tokens[this.tokens.length - 1] : undefined;
-    if (src === this.src && this.huge && lastTok?.raw === this.huge.raw) {
+    if (src === this.src && this.huge && lastTok?.raw === this.huge.raw && lastTok.raw.length > HUGE_BLOCK) {
       // The stream ended on a huge plain block: its pieces are final as
       // they are (lexing megabytes again would hold the page).
       this.wasStreaming = streaming;
@@ -343,7 +347,7 @@ export class MarkdownStream {
       this.incremental &&
       lastTok &&
       lastTok.type === 'paragraph' &&
-      lastTok.raw.length > HUGE_BLOCK &&
+      lastTok.raw.length > (streaming ? STREAM_PLAIN : HUGE_BLOCK) &&
       src.startsWith(this.src) &&
       !src.slice(this.src.length).includes('\n')
     ) {

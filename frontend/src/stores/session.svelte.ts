@@ -117,6 +117,19 @@ export class SessionStore {
     return this.model.get(id);
   }
 
+  /** The id of the i-th entry, read without tracking (the virtual list
+   * asks for every entry; entries only ever append, so the model's order
+   * agrees with `order` up to its length). */
+  idAt(i: number): string | undefined {
+    return this.modelOrder[i];
+  }
+
+  /** The i-th entry of the model, read without tracking. */
+  entryAt(i: number): Entry | undefined {
+    const id = this.modelOrder[i];
+    return id === undefined ? undefined : this.model.get(id);
+  }
+
   /** The entries in order, from the model. */
   entries(): Entry[] {
     return this.modelOrder.map((id) => this.model.get(id)!);
