@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,18 @@ type RPCError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// authMessage matches the messages agents send with a generic error code
+// when their model provider refused the key (Reasonix: -32603
+// "authentication failed for provider … (HTTP 401)").
+var authMessage = regexp.MustCompile(`(?i)authentication failed|authentication required|\bunauthorized\b|\bHTTP 401\b|invalid api key`)
+
+// IsAuth reports whether the error asks the user to log in: ACP's
+// auth_required (-32000), or an internal error whose message says the
+// provider refused the credentials.
+func (e *RPCError) IsAuth() bool {
+	return e.Code == CodeAuthRequired || (e.Code == CodeInternal && authMessage.MatchString(e.Message))
 }
 
 func (e *RPCError) Error() string {
@@ -178,7 +191,14 @@ func (c *conn) readLoop(r io.Reader, maxLine int, exitErr func() error) {
 		// Fast path: session/update notifications are nearly all of the
 		// traffic; decode them in one pass.
 		if bytes.Contains(line, []byte(`"session/update"`)) {
+			// The content's buffer is kept for the next update (the
+			// handlers copy what they keep): one allocation less per update.
+			keep := ue.Params.Update.Content[:0]
+			if cap(keep) > 64<<10 {
+				keep = nil
+			}
 			ue = updateEnvelope{}
+			ue.Params.Update.Content = keep
 			if err := gojson.Unmarshal(line, &ue); err == nil && ue.Method == "session/update" && ue.ID == nil {
 				c.updates.Add(1)
 				c.h.update(ue.Params.SessionID, &ue.Params.Update, line)

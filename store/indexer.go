@@ -39,6 +39,7 @@ type Indexer struct {
 	red     *reducer
 	path    string
 	live    bool
+	ap      applied // reused by ObserveApplied
 	started bool
 	reset   bool  // the first flush replaces the session's rows
 	num     int64 // sessions.num, 0 until known
@@ -85,11 +86,14 @@ func (x *Indexer) Share() { x.red.shared = true }
 // it returned; ok false means the call changed nothing (an unknown update
 // kind). For other records it is the same as Observe.
 func (x *Indexer) ObserveApplied(rec Record, hint *thread.Update, before int, ch thread.Change, ok bool) {
-	var ap *applied
-	if ok {
-		ap = &applied{before: before, ch: ch}
+	if !ok {
+		x.observe(rec, hint, nil)
+		return
 	}
-	x.observe(rec, hint, ap)
+	// Reused: a new one per update would escape to the heap.
+	x.ap = applied{before: before, ch: ch}
+	x.observe(rec, hint, &x.ap)
+	x.ap = applied{}
 }
 
 // SetPath records the transcript file in the session's row. Without it

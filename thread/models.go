@@ -39,3 +39,10 @@ func (t *Thread) AddBinding(runtime, how, note string) (Change, bool) {
 	e.rt = &RuntimeChange{Runtime: runtime, Previous: prev, How: how, Note: note}
 	return Change{Op: OpUpsert, EntryID: e.id, Kind: EntryRuntime}, true
 }
+
+// SetDropClosedText makes the thread forget the text of assistant
+// messages and thoughts once they are closed (the next entry began). For
+// a client that only streams (mnote prompt): the transcript keeps every
+// word, and a long turn then holds one message's text, not all of them.
+// Snapshots show those entries without text.
+func (t *Thread) SetDropClosedText(on bool) { t.dropClosed = on }

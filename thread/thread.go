@@ -236,6 +236,7 @@ type Thread struct {
 	plan             []PlanEntry
 	stopReason       string
 
+	dropClosed                   bool // SetDropClosedText
 	replaying, replayDrop        bool
 	replayApplied, replayDropped int
 }
@@ -276,6 +277,10 @@ func (t *Thread) closeOpen() *entry {
 	t.open = -1
 	// Streaming grew the text by doubling; a closed entry keeps only what
 	// it holds (long sessions are mostly closed entries).
+	if t.dropClosed && (e.kind == EntryAssistantMessage || e.kind == EntryThought) {
+		e.text = nil
+		return e
+	}
 	if c := cap(e.text); c-len(e.text) > 64 && c-len(e.text) > len(e.text)/8 {
 		e.text = append(make([]byte, 0, len(e.text)), e.text...)
 	}

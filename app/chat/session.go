@@ -36,6 +36,8 @@ type Indexer interface {
 // Observer sees the session as it changes. It is called with the session
 // locked, in order; it must not call back into the Session.
 type Observer interface {
+	// Event is called with the session locked; ev is valid only during
+	// the call (the session reuses it for the next update).
 	Event(ev *Event)
 }
 
@@ -119,6 +121,7 @@ type Session struct {
 	turn      int
 	updates   int64
 	tsMs      int64 // time of the last record written (the thread's clock)
+	ev        Event // reused by Update
 	replay    int   // 0 none, 1 replay kept, 2 replay dropped
 	writeErr  error
 }
@@ -284,7 +287,11 @@ func (s *Session) Update(u *thread.Update, line []byte) {
 		return
 	}
 	if s.obs != nil {
-		s.obs.Event(&Event{Type: EvUpdate, Update: u, Change: ch})
+		// One Event reused for every update (it would be the largest
+		// allocation of a streaming turn).
+		s.ev = Event{Type: EvUpdate, Update: u, Change: ch}
+		s.obs.Event(&s.ev)
+		s.ev = Event{}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -80,6 +81,9 @@ func (e *env) run(args []string) int {
 	}
 	if path := os.Getenv("MNOTE_MEMPROFILE"); path != "" {
 		defer writeHeapProfile(path)
+	}
+	if os.Getenv("MNOTE_MEMSTATS") != "" {
+		defer printMemStats(e.stderr)
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
@@ -210,4 +214,14 @@ func writeHeapProfile(path string) {
 	}
 	defer f.Close()
 	_ = pprof.Lookup("heap").WriteTo(f, 0)
+}
+
+// printMemStats prints what the Go runtime holds (MNOTE_MEMSTATS=1), to
+// tell its memory from SQLite's and the libraries' in a process's RSS.
+func printMemStats(w io.Writer) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	mb := func(b uint64) float64 { return float64(b) / (1 << 20) }
+	fmt.Fprintf(w, "memstats: sys %.1f MB (heap sys %.1f, released %.1f, in use %.1f; stacks %.1f; other %.1f), GCs %d, total alloc %.1f MB\n",
+		mb(m.Sys), mb(m.HeapSys), mb(m.HeapReleased), mb(m.HeapInuse), mb(m.StackSys), mb(m.OtherSys+m.MSpanSys+m.MCacheSys+m.BuckHashSys+m.GCSys), m.NumGC, mb(m.TotalAlloc))
 }

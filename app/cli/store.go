@@ -155,13 +155,16 @@ func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime str
 		if cwd != "" {
 			cfg.Workspace = cwd
 		}
-		prior.w = nil // the session owns it now
+		prior.w = nil                    // the session owns it now
+		prior.th.SetDropClosedText(true) // only streamed: see thread.SetDropClosedText
 		return chat.New(cfg), nil
 	}
 	id := strings.ToLower(ulid.Make().String())
 	if os.Getenv("MNOTE_BENCH_NO_PERSIST") != "" {
 		// Benchmarks only (bench/ingest): measure the cost of persistence.
-		cfg.ID, cfg.Recorder = id, discardRecorder{}
+		th := thread.New()
+		th.SetDropClosedText(true)
+		cfg.ID, cfg.Recorder, cfg.Thread = id, discardRecorder{}, th
 		return chat.New(cfg), nil
 	}
 	path := st.paths.TranscriptPath(id)
@@ -170,6 +173,7 @@ func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime str
 		return nil, err
 	}
 	th := thread.New()
+	th.SetDropClosedText(true) // only streamed: see thread.SetDropClosedText
 	x := st.ix.NewSharedIndexer(id, th)
 	x.SetPath(path)
 	cfg.ID, cfg.Recorder, cfg.Indexer, cfg.Thread = id, w, x, th

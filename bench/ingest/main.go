@@ -29,7 +29,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -48,8 +50,13 @@ func main() {
 }
 
 type result struct {
-	wall   time.Duration
-	rssKB  int64
+	wall  time.Duration
+	rssKB int64
+	// anonKB is the peak of RssAnon (sampled every 5 ms): the memory the
+	// process itself allocated, without the pages of its binary and
+	// shared libraries that RSS also counts (the desktop build maps GTK
+	// and WebKit: about 45 MB of clean, reclaimable file pages).
+	anonKB int64
 	events int
 }
 
@@ -145,7 +152,7 @@ func run(runs, n, hugeMiB int, mnoteBin, agentBin string) error {
 		},
 	}
 	fmt.Printf("ingest benchmark: median of %d runs, %s, GOMAXPROCS %d\n\n", runs, runtime.GOOS+"/"+runtime.GOARCH, runtime.GOMAXPROCS(0))
-	fmt.Printf("%-40s %10s %10s %8s %10s %8s %9s %9s\n", "stream", "reference", "mnote", "ratio", "no-persist", "ratio", "persist×", "mnote RSS")
+	fmt.Printf("%-40s %10s %10s %8s %10s %8s %9s %9s %9s\n", "stream", "reference", "mnote", "ratio", "no-persist", "ratio", "persist×", "peak RSS", "peak anon")
 	for _, sc := range scenarios {
 		var refs, ons, offs []result
 		for range runs {
@@ -169,12 +176,13 @@ func run(runs, n, hugeMiB int, mnoteBin, agentBin string) error {
 		if sc.events > 0 && (ref.events < sc.events || on.events < sc.events) {
 			return fmt.Errorf("%s: reference saw %d updates, mnote %d, want at least %d", sc.name, ref.events, on.events, sc.events)
 		}
-		fmt.Printf("%-40s %9.2fs %9.2fs %7.2f× %9.2fs %7.2f× %8.2f× %7.1f MB\n", sc.name,
+		fmt.Printf("%-40s %9.2fs %9.2fs %7.2f× %9.2fs %7.2f× %8.2f× %6.1f MB %6.1f MB\n", sc.name,
 			ref.wall.Seconds(), on.wall.Seconds(), ratio(on, ref), off.wall.Seconds(), ratio(off, ref),
-			ratio(off, on), float64(on.rssKB)/1024)
+			ratio(off, on), float64(on.rssKB)/1024, float64(on.anonKB)/1024)
 	}
 	fmt.Println("\nratio: time ÷ the reference's (lower is faster; target ≤ 1.00×).")
 	fmt.Println("persist×: speed with persistence on ÷ off (target ≥ 0.85×).")
+	fmt.Println("peak RSS / peak anon: mnote with persistence; anon leaves out the binary's and libraries' file pages (target: client memory < 30 MB).")
 	return nil
 }
 
@@ -199,6 +207,42 @@ func cmdEnv(c *exec.Cmd, env []string) *exec.Cmd {
 	return c
 }
 
+// sampleAnon samples /proc/pid/status until the returned func is called,
+// which returns the largest RssAnon seen (kB).
+func sampleAnon(pid int) func() int64 {
+	var peak atomic.Int64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if b, err := os.ReadFile(path); err == nil {
+				for _, line := range strings.Split(string(b), "\n") {
+					if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+						kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+						if kb > peak.Load() {
+							peak.Store(kb)
+						}
+					}
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-stopped
+		return peak.Load()
+	}
+}
+
 // mnote runs mnote with stdout to /dev/null, as a user would pipe it
 // away, then reads how many updates the session received from the index
 // (`mnote sessions --json`: the newest session is this run's).
@@ -217,13 +261,18 @@ func mnote(bin string, env []string, persist bool, args ...string) (result, erro
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return result{}, err
+	}
+	anon := sampleAnon(cmd.Process.Pid)
+	err = cmd.Wait()
 	wall := time.Since(start)
+	anonKB := anon()
 	if err != nil {
 		return result{}, fmt.Errorf("%w: %s", err, stderr.String())
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	res := result{wall: wall, rssKB: ru.Maxrss}
+	res := result{wall: wall, rssKB: ru.Maxrss, anonKB: anonKB}
 	if !persist {
 		return res, nil // nothing recorded to count from
 	}
