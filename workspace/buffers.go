@@ -1,0 +1,378 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// BufferState is an open buffer as the UI sees it.
+type BufferState struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+	// Dirty: Content has edits not saved to disk.
+	Dirty bool `json:"dirty"`
+	// Conflict: the file changed on disk while the buffer was dirty. Theirs
+	// gives the disk's content; KeepMine or TakeTheirs resolves it.
+	Conflict bool `json:"conflict,omitempty"`
+	// Deleted: the file is gone from disk; saving creates it again.
+	Deleted bool `json:"deleted,omitempty"`
+	// Version increases with every change to the buffer.
+	Version int64 `json:"version"`
+}
+
+// Buffers is the registry of files open in the editor, keyed by their
+// workspace-relative path. It lets agents read unsaved edits, keeps the
+// buffers in step with the disk (clean buffers reload, dirty ones get a
+// conflict) and saves them. Safe for concurrent use.
+type Buffers struct {
+	w  *Workspace
+	mu sync.Mutex
+	m  map[string]*buffer
+}
+
+type buffer struct {
+	content  string
+	disk     string // the content last known on disk
+	theirs   string // the disk content behind a conflict
+	dirty    bool
+	conflict bool
+	deleted  bool
+	version  int64
+}
+
+func (b *buffer) state(rel string) BufferState {
+	return BufferState{Path: rel, Content: b.content, Dirty: b.dirty, Conflict: b.conflict, Deleted: b.deleted, Version: b.version}
+}
+
+func (bs *Buffers) get(rel string) (*buffer, string, error) {
+	r, err := cleanFileRel(rel)
+	if err != nil {
+		return nil, r, err
+	}
+	b := bs.m[r]
+	if b == nil {
+		return nil, r, fmt.Errorf("%s is not open in the editor; open it first", r)
+	}
+	return b, r, nil
+}
+
+// Open opens rel (a UTF-8 text file of at most MaxFile bytes) in a buffer
+// and returns its state; opening an open file returns its current state.
+func (bs *Buffers) Open(rel string) (BufferState, error) {
+	r, err := cleanFileRel(rel)
+	if err != nil {
+		return BufferState{}, err
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if b := bs.m[r]; b != nil {
+		return b.state(r), nil
+	}
+	data, err := bs.w.readText(r, r)
+	if err != nil {
+		return BufferState{}, err
+	}
+	b := &buffer{content: string(data), disk: string(data), version: 1}
+	bs.m[r] = b
+	return b.state(r), nil
+}
+
+// Get returns the state of an open buffer.
+func (bs *Buffers) Get(rel string) (BufferState, bool) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b, r, err := bs.get(rel)
+	if err != nil {
+		return BufferState{}, false
+	}
+	return b.state(r), true
+}
+
+// List returns the open buffers, sorted by path.
+func (bs *Buffers) List() []BufferState {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	out := make([]BufferState, 0, len(bs.m))
+	for r, b := range bs.m {
+		out = append(out, b.state(r))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Update replaces the buffer's content with the editor's. dirty is the
+// editor's view; content equal to the disk's is clean whatever it says.
+func (bs *Buffers) Update(rel, content string, dirty bool) (BufferState, error) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b, r, err := bs.get(rel)
+	if err != nil {
+		return BufferState{}, err
+	}
+	if len(content) > MaxFile {
+		return b.state(r), fmt.Errorf("%s: content is %s, over the %s limit: %w", r, humanSize(int64(len(content))), humanSize(MaxFile), ErrTooLarge)
+	}
+	b.content = content
+	b.dirty = dirty && !(content == b.disk && !b.deleted)
+	b.version++
+	return b.state(r), nil
+}
+
+// Save writes the buffer to disk atomically. When the file changed on disk
+// since the buffer last saw it, nothing is written: the buffer gets a
+// conflict and Save returns an error wrapping ErrConflict (resolve with
+// KeepMine, then save again, or TakeTheirs).
+func (bs *Buffers) Save(rel string) (BufferState, error) {
+	w := bs.w
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	bs.mu.Lock()
+	b, r, err := bs.get(rel)
+	if err != nil {
+		bs.mu.Unlock()
+		return BufferState{}, err
+	}
+	if b.conflict {
+		st := b.state(r)
+		bs.mu.Unlock()
+		return st, fmt.Errorf("%s changed on disk; choose keep mine or take theirs first: %w", r, ErrConflict)
+	}
+	cur, err := w.readText(r, r)
+	switch {
+	case err == nil && string(cur) != b.disk && string(cur) != b.content:
+		b.conflict, b.theirs, b.deleted = true, string(cur), false
+		b.version++
+		st := b.state(r)
+		bs.mu.Unlock()
+		w.events.emit(Event{Buffers: []BufferEvent{{Kind: BufferConflict, Buffer: st}}})
+		return st, fmt.Errorf("%s changed on disk since it was opened; choose keep mine or take theirs: %w", r, ErrConflict)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		bs.mu.Unlock()
+		return b.state(r), err
+	}
+	res, err := w.writeFile(r, r, []byte(b.content))
+	if err != nil {
+		st := b.state(r)
+		bs.mu.Unlock()
+		return st, err
+	}
+	b.disk, b.dirty, b.deleted = b.content, false, false
+	b.version++
+	st := b.state(r)
+	bs.mu.Unlock()
+	w.origins.note(OriginApp, res.rel)
+	if w.cps != nil {
+		w.cps.userChanged(res.rel)
+	}
+	return st, nil
+}
+
+// Close forgets the buffer (unsaved edits are dropped).
+func (bs *Buffers) Close(rel string) {
+	r, err := cleanFileRel(rel)
+	if err != nil {
+		return
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	delete(bs.m, r)
+}
+
+// Theirs returns the disk's content behind a conflict (or, without one,
+// the content on disk now), for a diff against the buffer.
+func (bs *Buffers) Theirs(rel string) (string, error) {
+	bs.mu.Lock()
+	b, r, err := bs.get(rel)
+	if err != nil {
+		bs.mu.Unlock()
+		return "", err
+	}
+	if b.conflict {
+		defer bs.mu.Unlock()
+		return b.theirs, nil
+	}
+	bs.mu.Unlock()
+	data, err := bs.w.readText(r, r)
+	return string(data), err
+}
+
+// Diff is a unified diff from the disk's content (theirs) to the buffer's
+// (mine).
+func (bs *Buffers) Diff(rel string) (string, error) {
+	theirs, err := bs.Theirs(rel)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	st, ok := bs.Get(rel)
+	if !ok {
+		return "", fmt.Errorf("%s is not open in the editor; open it first", rel)
+	}
+	return UnifiedDiff("disk/"+st.Path, "buffer/"+st.Path, theirs, st.Content), nil
+}
+
+// KeepMine resolves a conflict in favour of the buffer: it stays dirty and
+// the next Save overwrites the disk's version.
+func (bs *Buffers) KeepMine(rel string) (BufferState, error) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b, r, err := bs.get(rel)
+	if err != nil {
+		return BufferState{}, err
+	}
+	if b.conflict {
+		b.disk, b.theirs, b.conflict = b.theirs, "", false
+		b.dirty = b.content != b.disk
+		b.version++
+	}
+	return b.state(r), nil
+}
+
+// TakeTheirs resolves a conflict in favour of the disk: the buffer takes
+// the disk's content and is clean.
+func (bs *Buffers) TakeTheirs(rel string) (BufferState, error) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b, r, err := bs.get(rel)
+	if err != nil {
+		return BufferState{}, err
+	}
+	if b.conflict {
+		b.content, b.disk, b.theirs = b.theirs, b.theirs, ""
+		b.conflict, b.dirty = false, false
+		b.version++
+	}
+	return b.state(r), nil
+}
+
+// dirtyContent is the unsaved content of rel for an agent's read.
+func (bs *Buffers) dirtyContent(rel string) (string, bool) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if b := bs.m[rel]; b != nil && b.dirty {
+		return b.content, true
+	}
+	return "", false
+}
+
+// agentWrote puts an agent's write into the open buffer at once. The
+// agent read the buffer's unsaved edits (ReadTextFile answers from it), so
+// its content supersedes them.
+func (bs *Buffers) agentWrote(rel, content string) {
+	bs.mu.Lock()
+	b := bs.m[rel]
+	if b == nil {
+		bs.mu.Unlock()
+		return
+	}
+	b.content, b.disk, b.theirs = content, content, ""
+	b.dirty, b.conflict, b.deleted = false, false, false
+	b.version++
+	st := b.state(rel)
+	bs.mu.Unlock()
+	bs.w.events.emit(Event{Buffers: []BufferEvent{{Kind: BufferWritten, Buffer: st}}})
+}
+
+// diskChanged brings the buffer of rel, if open, in step with the disk:
+// unchanged content is nothing, a clean buffer reloads, a dirty one gets a
+// conflict, a deleted one is restored.
+func (bs *Buffers) diskChanged(rel string) []BufferEvent {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b := bs.m[rel]
+	if b == nil {
+		return nil
+	}
+	data, err := bs.w.readText(rel, rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return bs.markDeleted(rel, b)
+	}
+	if err != nil {
+		bs.w.log.Warn("reload open buffer", "path", rel, "err", err)
+		return nil
+	}
+	s := string(data)
+	kind := BufferReloaded
+	if b.deleted {
+		b.deleted = false
+		kind = BufferRestored
+	} else if (b.conflict && s == b.theirs) || (!b.conflict && s == b.disk) {
+		return nil
+	}
+	switch {
+	case !b.dirty || s == b.content:
+		b.content, b.disk, b.theirs = s, s, ""
+		b.dirty, b.conflict = false, false
+	default:
+		b.conflict, b.theirs = true, s
+		kind = BufferConflict
+	}
+	b.version++
+	return []BufferEvent{{Kind: kind, Buffer: b.state(rel)}}
+}
+
+// removed marks the buffers of rel and of everything under it deleted.
+func (bs *Buffers) removed(rel string) []BufferEvent {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	var out []BufferEvent
+	for _, r := range bs.under(rel) {
+		out = append(out, bs.markDeleted(r, bs.m[r])...)
+	}
+	return out
+}
+
+func (bs *Buffers) markDeleted(rel string, b *buffer) []BufferEvent {
+	if b.deleted {
+		return nil
+	}
+	b.deleted = true
+	b.version++
+	return []BufferEvent{{Kind: BufferDeleted, Buffer: b.state(rel)}}
+}
+
+// moved re-keys the buffers of from (and under it) to to, for renames
+// and moves done through mnote.
+func (bs *Buffers) moved(from, to string) []BufferEvent {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	var out []BufferEvent
+	for _, r := range bs.under(from) {
+		nr := to + strings.TrimPrefix(r, from)
+		b := bs.m[r]
+		delete(bs.m, r)
+		b.version++
+		bs.m[nr] = b
+		out = append(out, BufferEvent{Kind: BufferMoved, Buffer: b.state(nr), From: r})
+	}
+	return out
+}
+
+// under lists the open paths equal to rel or inside it, sorted. The caller
+// holds bs.mu.
+func (bs *Buffers) under(rel string) []string {
+	var out []string
+	for r := range bs.m {
+		if r == rel || strings.HasPrefix(r, rel+"/") {
+			out = append(out, r)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recheck brings the open buffers of rel and under it in step with the
+// disk (after a restore or a revert).
+func (bs *Buffers) recheck(rel string) []BufferEvent {
+	bs.mu.Lock()
+	paths := bs.under(rel)
+	bs.mu.Unlock()
+	var out []BufferEvent
+	for _, r := range paths {
+		out = append(out, bs.diskChanged(r)...)
+	}
+	return out
+}

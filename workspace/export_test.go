@@ -1,0 +1,4 @@
+package workspace
+
+// WatchErrForTest exposes the watch error mapping to the tests.
+var WatchErrForTest = watchErr
