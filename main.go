@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"embed"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"mnote/app"
 	"mnote/app/cli"
@@ -47,12 +49,13 @@ func main() {
 	}
 
 	emitter := &app.WailsEmitter{}
-	svc, err := app.New(app.Config{Paths: store.DefaultPaths(), Emitter: emitter, Logger: log, ClientVersion: cli.Version})
+	a := &desktop{log: log, emitter: emitter}
+	svc, err := app.New(app.Config{Paths: store.DefaultPaths(), Emitter: emitter, Logger: log, ClientVersion: cli.Version, PickFolder: a.pickFolder})
 	if err != nil {
 		log.Error("mnote's data folder could not be opened", "err", err)
 		os.Exit(1)
 	}
-	a := &desktop{log: log, emitter: emitter, svc: svc}
+	a.svc = svc
 	err = wails.Run(&options.App{
 		Title:            "mnote",
 		Width:            1200,
@@ -96,6 +99,14 @@ func (d *desktop) startup(ctx context.Context) {
 }
 
 func (d *desktop) domReady(context.Context) { d.log.Info("page loaded") }
+
+// pickFolder is the native "Open folder" dialog ("" when cancelled).
+func (d *desktop) pickFolder(context.Context) (string, error) {
+	if d.ctx == nil {
+		return "", errors.New("the window is not ready yet; try again")
+	}
+	return wruntime.OpenDirectoryDialog(d.ctx, wruntime.OpenDialogOptions{Title: "Open a folder of notes", CanCreateDirectories: true})
+}
 
 // shutdown stops every agent (pending permission requests are answered
 // cancelled) and closes the transcripts.

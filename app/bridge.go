@@ -14,6 +14,7 @@ import (
 
 	"mnote/acp/runtimes"
 	"mnote/store"
+	"mnote/workspace"
 )
 
 // Config sets up the services.
@@ -42,6 +43,9 @@ type Config struct {
 	MaxAgents        int
 	SessionsPerAgent int
 	AgentIdle        time.Duration
+	// PickFolder shows the native folder dialog (the window's); "" means
+	// cancelled. nil: there is none (mnote serve), the page asks for a path.
+	PickFolder func(ctx context.Context) (string, error)
 }
 
 // Services are the app's services and its live sessions.
@@ -54,6 +58,7 @@ type Services struct {
 	em    Emitter
 	perms *permissions
 	pool  *agentPool
+	ws    *workspaces
 
 	mu       sync.Mutex
 	live     map[string]*liveSession
@@ -108,6 +113,8 @@ func New(cfg Config) (*Services, error) {
 	}
 	s.perms = &permissions{s: s, pending: make(map[string]*parked)}
 	s.pool = newAgentPool(s, cfg)
+	s.ws = &workspaces{s: s, open: map[string]*workspace.Workspace{}}
+	s.startWorkspace()
 	return s, nil
 }
 
@@ -193,6 +200,24 @@ func init() {
 		"sessions.setMode":         method((*Services).sessionsSetMode),
 		"sessions.setConfigOption": method((*Services).sessionsSetConfigOption),
 		"sessions.setModel":        method((*Services).sessionsSetModel),
+		"workspace.get":            method((*Services).workspaceGet),
+		"workspace.open":           method((*Services).workspaceOpen),
+		"workspace.pick":           method((*Services).workspacePick),
+		"workspace.tree":           method((*Services).workspaceTree),
+		"workspace.find":           method((*Services).workspaceFind),
+		"files.open":               method((*Services).filesOpen),
+		"files.update":             method((*Services).filesUpdate),
+		"files.save":               method((*Services).filesSave),
+		"files.close":              method((*Services).filesClose),
+		"files.diff":               method((*Services).filesDiff),
+		"files.resolve":            method((*Services).filesResolve),
+		"files.create":             method((*Services).filesCreate),
+		"files.rename":             method((*Services).filesRename),
+		"files.delete":             method((*Services).filesDelete),
+		"files.restore":            method((*Services).filesRestore),
+		"checkpoints.list":         method((*Services).checkpointsList),
+		"checkpoints.changes":      method((*Services).checkpointsChanges),
+		"checkpoints.revert":       method((*Services).checkpointsRevert),
 		"agents.running":           method((*Services).agentsRunning),
 		"sessions.switchAgent":     method((*Services).sessionsSwitchAgent),
 		"sessions.close":           method((*Services).sessionsClose),
@@ -256,6 +281,7 @@ func (s *Services) Shutdown() {
 	wg.Wait()
 	s.turns.Wait()
 	s.pool.close()
+	s.ws.closeAll()
 	if err := s.ix.Close(); err != nil {
 		s.log.Warn("closing the index", "err", err)
 	}

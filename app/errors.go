@@ -22,6 +22,9 @@ const (
 	CodeBusy         = "busy"
 	CodeWriteFailed  = "write_failed"
 	CodeInternal     = "internal"
+	// CodeConflict: a file changed on disk since it was read (a save over
+	// someone else's change, a revert of a turn whose files changed since).
+	CodeConflict = "conflict"
 	// CodeUnauthorized is only answered by `mnote serve`, to a request
 	// without the token.
 	CodeUnauthorized = "unauthorized"

@@ -138,7 +138,7 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 		s.discardNew(l)
 		return nil, newError(CodeWriteFailed, "%w", err)
 	}
-	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), Cwd: cwd})
+	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), Cwd: cwd, FS: l.agentFS()})
 	if err != nil {
 		e := bindError(rt, a, err)
 		s.pool.release(a)
@@ -255,6 +255,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 	}
 	b, err := l.sess.Bind(ctx, a, chat.BindOptions{
 		Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), AgentSessionID: agentSessionID, Cwd: l.workspace,
+		FS: l.agentFS(),
 	})
 	if err != nil {
 		e := bindError(rt, a, err)
@@ -273,7 +274,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 }
 
 // startTurn runs a prompt on a goroutine and returns its turn number.
-func (l *liveSession) startTurn(text string) (int, *Error) {
+func (l *liveSession) startTurn(text string, parts *promptParts) (int, *Error) {
 	s := l.s
 	l.mu.Lock()
 	if l.closing {
@@ -299,11 +300,11 @@ func (l *liveSession) startTurn(text string) (int, *Error) {
 
 	turn := l.sess.Turns() + 1
 	l.pump.turn.Store(int64(turn))
-	go l.runTurn(ctx, cancel, done, text, turn)
+	go l.runTurn(ctx, cancel, done, text, parts, turn)
 	return turn, nil
 }
 
-func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, done chan struct{}, text string, turn int) {
+func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, done chan struct{}, text string, parts *promptParts, turn int) {
 	defer l.s.turns.Done()
 	var ended *TurnPayload // how the turn ended, when chat did not say
 	defer func() {
@@ -355,7 +356,21 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		ended = cancelled
 		return
 	}
-	res, err := l.sess.Prompt(ctx, chat.TextPrompt(text))
+	// The workspace keeps what this turn changes (a checkpoint), whether
+	// the agent writes through mnote or to the disk itself.
+	if w := l.s.ws.at(l.workspace); w != nil && w.Checkpoints() != nil {
+		id := turnID(l.id, turn)
+		if err := w.Checkpoints().BeginTurn(id); err != nil {
+			l.s.log.Warn("turn checkpoint not started; its changes cannot be reverted", "session", l.id, "err", err)
+		} else {
+			defer func() {
+				if _, err := w.Checkpoints().EndTurn(id); err != nil {
+					l.s.log.Warn("turn checkpoint not stored", "session", l.id, "err", err)
+				}
+			}()
+		}
+	}
+	res, err := l.sess.Prompt(ctx, parts.blocks(text, l.agent.Load()))
 	if res == nil && err != nil {
 		// The turn did not start (no agent, a failed transcript).
 		code := CodeInternal

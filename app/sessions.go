@@ -181,7 +181,7 @@ type createArgs struct {
 func (s *Services) sessionsCreate(ctx context.Context, a createArgs) (any, *Error) {
 	cwd := a.Cwd
 	if cwd == "" {
-		cwd = s.cfg.Workspace
+		cwd = s.defaultCwd()
 	}
 	cwd, e := workspaceDir(cwd)
 	if e != nil {
@@ -334,8 +334,10 @@ func (s *Services) cacheThread(id string, snap thread.Snapshot) {
 }
 
 type promptArgs struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
+	ID       string         `json:"id"`
+	Text     string         `json:"text"`
+	Context  *PromptContext `json:"context"`
+	Mentions []string       `json:"mentions"`
 }
 
 func (s *Services) sessionsPrompt(ctx context.Context, a promptArgs) (any, *Error) {
@@ -345,11 +347,15 @@ func (s *Services) sessionsPrompt(ctx context.Context, a promptArgs) (any, *Erro
 	if strings.TrimSpace(a.Text) == "" {
 		return nil, badRequest("the prompt is empty")
 	}
+	parts, e := s.readParts(a.Context, a.Mentions)
+	if e != nil {
+		return nil, e
+	}
 	l, e := s.openLive(ctx, a.ID)
 	if e != nil {
 		return nil, e
 	}
-	turn, e := l.startTurn(a.Text)
+	turn, e := l.startTurn(a.Text, parts)
 	if e != nil {
 		return nil, e
 	}

@@ -390,11 +390,28 @@ func (s *Session) RequestPermission(ctx context.Context, req *acp.PermissionRequ
 func (s *Session) FileWritten(path string, before, after []byte, existed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The new content is in the agent's fs/write_text_file line just
+	// before; the old one is kept here (up to maxBeforeText), so the
+	// transcript alone tells what the write replaced.
 	rec := map[string]any{"turn": s.turn, "path": path, "afterSha256": sha(after), "bytes": len(after)}
 	if existed {
 		rec["beforeSha256"] = sha(before)
+		if len(before) <= maxBeforeText {
+			rec["before"] = string(before)
+		}
 	}
 	s.recordApp("file_written", rec)
+}
+
+// maxBeforeText bounds the old content a file_written record keeps.
+const maxBeforeText = 1 << 20
+
+// FSRefused records an fs/* request the workspace refused (a path outside
+// it, a device, a hard link...).
+func (s *Session) FSRefused(path, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordApp("fs_refused", map[string]any{"turn": s.turn, "path": path, "reason": reason})
 }
 
 func sha(b []byte) string {

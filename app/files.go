@@ -1,0 +1,308 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"mnote/workspace"
+)
+
+// files.* work on the open workspace's files and buffers (API.md).
+
+type pathArgs struct {
+	Path string `json:"path"`
+}
+
+type contentArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func (s *Services) filesOpen(_ context.Context, a pathArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	st, err := w.Buffers().Open(a.Path)
+	if err != nil {
+		return nil, workspaceError("open "+a.Path, err)
+	}
+	return st, nil
+}
+
+func (s *Services) filesUpdate(_ context.Context, a contentArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	st, err := w.Buffers().Update(a.Path, a.Content, true)
+	if err != nil {
+		return nil, workspaceError("edit "+a.Path, err)
+	}
+	return st, nil
+}
+
+func (s *Services) filesSave(_ context.Context, a contentArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	bs := w.Buffers()
+	if _, ok := bs.Get(a.Path); !ok {
+		if _, err := bs.Open(a.Path); err != nil && !errors.Is(err, workspace.ErrNotFound) {
+			return nil, workspaceError("save "+a.Path, err)
+		}
+	}
+	if _, err := bs.Update(a.Path, a.Content, true); err != nil {
+		return nil, workspaceError("save "+a.Path, err)
+	}
+	st, err := bs.Save(a.Path)
+	if err != nil {
+		return nil, workspaceError("save "+a.Path, err)
+	}
+	return st, nil
+}
+
+func (s *Services) filesClose(_ context.Context, a pathArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	w.Buffers().Close(a.Path)
+	return nil, nil
+}
+
+func (s *Services) filesDiff(_ context.Context, a pathArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	d, err := w.Buffers().Diff(a.Path)
+	if err != nil {
+		return nil, workspaceError("compare "+a.Path, err)
+	}
+	return map[string]string{"diff": d}, nil
+}
+
+type resolveArgs struct {
+	Path string `json:"path"`
+	Take string `json:"take"` // mine or theirs
+}
+
+func (s *Services) filesResolve(_ context.Context, a resolveArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	var st workspace.BufferState
+	var err error
+	switch a.Take {
+	case "mine":
+		st, err = w.Buffers().KeepMine(a.Path)
+	case "theirs":
+		st, err = w.Buffers().TakeTheirs(a.Path)
+	default:
+		return nil, badRequest(`take must be "mine" or "theirs", not %q`, a.Take)
+	}
+	if err != nil {
+		return nil, workspaceError("resolve "+a.Path, err)
+	}
+	return st, nil
+}
+
+type createFileArgs struct {
+	Path string `json:"path"`
+	Dir  bool   `json:"dir"`
+}
+
+func (s *Services) filesCreate(_ context.Context, a createFileArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	var err error
+	if a.Dir {
+		err = w.CreateFolder(a.Path)
+	} else {
+		err = w.CreateFile(a.Path, nil)
+	}
+	if err != nil {
+		return nil, workspaceError("create "+a.Path, err)
+	}
+	return nil, nil
+}
+
+type renameFileArgs struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+func (s *Services) filesRename(_ context.Context, a renameFileArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	if err := w.Rename(a.From, a.To); err != nil {
+		return nil, workspaceError("rename "+a.From, err)
+	}
+	return nil, nil
+}
+
+func (s *Services) filesDelete(_ context.Context, a pathArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	t, err := w.Delete(a.Path)
+	if err != nil {
+		return nil, workspaceError("delete "+a.Path, err)
+	}
+	return map[string]any{"trash": t}, nil
+}
+
+type restoreFileArgs struct {
+	Trash workspace.Trashed `json:"trash"`
+}
+
+func (s *Services) filesRestore(_ context.Context, a restoreFileArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	if err := w.Restore(a.Trash); err != nil {
+		return nil, workspaceError("restore "+a.Trash.Path, err)
+	}
+	return nil, nil
+}
+
+// ---- checkpoints.* --------------------------------------------------------------
+
+// TurnChanges is one turn of a session that changed files (checkpoints.list).
+type TurnChanges struct {
+	Turn     int           `json:"turn"`
+	Files    []ChangedFile `json:"files"`
+	Ended    time.Time     `json:"ended"`
+	Reverted *time.Time    `json:"reverted,omitempty"`
+}
+
+// ChangedFile is one file a turn changed.
+type ChangedFile struct {
+	Path    string       `json:"path"`
+	Op      workspace.Op `json:"op"`
+	NotKept string       `json:"notKept,omitempty"`
+}
+
+// checkpointsOf returns the checkpoints of the workspace a session works in.
+func (s *Services) checkpointsOf(ctx context.Context, id string) (*workspace.Checkpoints, string, *Error) {
+	if e := validID(id); e != nil {
+		return nil, "", e
+	}
+	dir := ""
+	if l := s.liveOf(id); l != nil {
+		dir = l.workspace
+	} else {
+		sum, e := s.summary(ctx, id)
+		if e != nil {
+			return nil, "", e
+		}
+		dir = sum.Workspace
+	}
+	w := s.ws.at(dir)
+	if w == nil || w.Checkpoints() == nil {
+		return nil, dir, nil
+	}
+	return w.Checkpoints(), dir, nil
+}
+
+type sessionArgs struct {
+	SessionID string `json:"sessionId"`
+}
+
+func (s *Services) checkpointsList(ctx context.Context, a sessionArgs) (any, *Error) {
+	cps, _, e := s.checkpointsOf(ctx, a.SessionID)
+	if e != nil {
+		return nil, e
+	}
+	out := []TurnChanges{}
+	if cps == nil {
+		return out, nil
+	}
+	all, err := cps.List()
+	if err != nil {
+		return nil, workspaceError("list the changes", err)
+	}
+	prefix := a.SessionID + "/"
+	for _, c := range all {
+		n, ok := strings.CutPrefix(c.Turn, prefix)
+		if !ok {
+			continue
+		}
+		turn, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		tc := TurnChanges{Turn: turn, Ended: c.Ended, Reverted: c.Reverted, Files: make([]ChangedFile, 0, len(c.Files))}
+		for _, f := range c.Files {
+			tc.Files = append(tc.Files, ChangedFile{Path: f.Path, Op: f.Op, NotKept: f.NotKept})
+		}
+		out = append(out, tc)
+	}
+	slices.SortFunc(out, func(a, b TurnChanges) int { return a.Turn - b.Turn })
+	return out, nil
+}
+
+type turnArgs struct {
+	SessionID string `json:"sessionId"`
+	Turn      int    `json:"turn"`
+}
+
+func (s *Services) checkpointsChanges(ctx context.Context, a turnArgs) (any, *Error) {
+	cps, _, e := s.checkpointsOf(ctx, a.SessionID)
+	if e != nil {
+		return nil, e
+	}
+	if cps == nil {
+		return nil, &Error{Code: CodeNotFound, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
+	}
+	d, err := cps.Changes(turnID(a.SessionID, a.Turn))
+	if err != nil {
+		return nil, workspaceError("the changes of turn "+strconv.Itoa(a.Turn), err)
+	}
+	if d == nil {
+		d = []workspace.FileDiff{}
+	}
+	return d, nil
+}
+
+func (s *Services) checkpointsRevert(ctx context.Context, a turnArgs) (any, *Error) {
+	cps, _, e := s.checkpointsOf(ctx, a.SessionID)
+	if e != nil {
+		return nil, e
+	}
+	if cps == nil {
+		return nil, &Error{Code: CodeNotFound, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
+	}
+	if l := s.liveOf(a.SessionID); l != nil && l.statusNow() == StatusRunning {
+		return nil, &Error{Code: CodeBusy, Message: "a turn is running in this session: stop it or wait, then revert"}
+	}
+	res, err := cps.Revert(turnID(a.SessionID, a.Turn))
+	var conflict *workspace.RevertConflictError
+	if errors.As(err, &conflict) {
+		var diffs strings.Builder
+		for _, c := range conflict.Conflicts {
+			diffs.WriteString(c.Diff)
+			if !strings.HasSuffix(c.Diff, "\n") {
+				diffs.WriteByte('\n')
+			}
+		}
+		return nil, &Error{Code: CodeConflict, Message: err.Error(), Details: diffs.String(), cause: err}
+	}
+	if err != nil {
+		return nil, workspaceError("revert turn "+strconv.Itoa(a.Turn), err)
+	}
+	return res, nil
+}

@@ -1,0 +1,355 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"mnote/acp"
+	"mnote/workspace"
+)
+
+// EventWorkspaceChanged carries a workspace.Event of the open folder.
+const EventWorkspaceChanged = "workspace:changed"
+
+// maxRecent is how many workspaces the "recent" list keeps.
+const maxRecent = 10
+
+// WorkspaceInfo is the open folder (API.md "workspace.get").
+type WorkspaceInfo struct {
+	Dir     string   `json:"dir"`
+	Name    string   `json:"name"`
+	Recent  []string `json:"recent"`
+	CanPick bool     `json:"canPick"`
+}
+
+// workspaces holds the folders opened in this run: the current one (the
+// window's notes, where new sessions work) and earlier ones that sessions
+// may still use. They stay open until Shutdown.
+type workspaces struct {
+	s *Services
+
+	mu      sync.Mutex
+	open    map[string]*workspace.Workspace // by real path
+	current *workspace.Workspace
+	unsub   func()
+}
+
+func realPath(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// use makes dir the current workspace, opening it (and its watcher) if
+// this run has not yet.
+func (ws *workspaces) use(dir string) (*workspace.Workspace, error) {
+	s := ws.s
+	key := realPath(dir)
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	w := ws.open[key]
+	if w == nil {
+		state, err := workspace.StateDirFor(s.paths.DataDir, key)
+		if err != nil {
+			return nil, err
+		}
+		w, err = workspace.Open(key, workspace.Options{StateDir: state, Logger: s.log})
+		if err != nil {
+			return nil, err
+		}
+		if err := w.Watch(); err != nil {
+			// It works without live updates; say why in the log and to the page.
+			s.log.Warn("the notes folder is not watched", "dir", key, "err", err)
+			s.emit(EventWorkspaceChanged, workspace.Event{Warning: err.Error()})
+		}
+		ws.open[key] = w
+	}
+	if ws.current != w {
+		if ws.unsub != nil {
+			ws.unsub()
+		}
+		ws.current = w
+		ws.unsub = w.Subscribe(func(ev workspace.Event) { s.emit(EventWorkspaceChanged, ev) })
+	}
+	return w, nil
+}
+
+// get returns the current workspace, or nil.
+func (ws *workspaces) get() *workspace.Workspace {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.current
+}
+
+// at returns the open workspace of the folder dir, or nil: sessions in
+// folders never opened as a workspace keep the plain confinement.
+func (ws *workspaces) at(dir string) *workspace.Workspace {
+	if dir == "" {
+		return nil
+	}
+	key := realPath(dir)
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.open[key]
+}
+
+func (ws *workspaces) closeAll() {
+	ws.mu.Lock()
+	open := ws.open
+	ws.open = map[string]*workspace.Workspace{}
+	ws.current = nil
+	if ws.unsub != nil {
+		ws.unsub()
+		ws.unsub = nil
+	}
+	ws.mu.Unlock()
+	for dir, w := range open {
+		if err := w.Close(); err != nil {
+			ws.s.log.Warn("closing a workspace", "dir", dir, "err", err)
+		}
+	}
+}
+
+// ---- the recent list ----------------------------------------------------------
+
+func (s *Services) recentFile() string { return filepath.Join(s.paths.StateDir, "workspaces.json") }
+
+func (s *Services) recent() []string {
+	b, err := os.ReadFile(s.recentFile())
+	if err != nil {
+		return []string{}
+	}
+	var v struct {
+		Recent []string `json:"recent"`
+	}
+	if json.Unmarshal(b, &v) != nil || v.Recent == nil {
+		return []string{}
+	}
+	return v.Recent
+}
+
+func (s *Services) noteRecent(dir string) {
+	list := slices.DeleteFunc(s.recent(), func(d string) bool { return d == dir })
+	list = append([]string{dir}, list...)
+	if len(list) > maxRecent {
+		list = list[:maxRecent]
+	}
+	b, _ := json.MarshalIndent(struct {
+		Recent []string `json:"recent"`
+	}{list}, "", "  ")
+	if err := os.MkdirAll(s.paths.StateDir, 0o700); err == nil {
+		err = writeFileAtomic(s.recentFile(), append(b, '\n'))
+		if err != nil {
+			s.log.Warn("recent workspaces not saved", "err", err)
+		}
+	}
+}
+
+// startWorkspace opens the folder the app starts in: Config.Workspace
+// when given (mnote serve --workspace), else the last one used.
+func (s *Services) startWorkspace() {
+	dir := s.cfg.Workspace
+	if dir == "" {
+		rs := s.recent()
+		if len(rs) == 0 {
+			return
+		}
+		dir = rs[0]
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return // moved or deleted: the page offers to open a folder
+		}
+	}
+	if _, err := s.ws.use(dir); err != nil {
+		s.log.Warn("the notes folder could not be opened", "dir", dir, "err", err)
+		return
+	}
+	s.noteRecent(realPath(dir))
+}
+
+// defaultCwd is the folder new sessions work in: the open workspace, else
+// Config.Workspace, else the home folder.
+func (s *Services) defaultCwd() string {
+	if w := s.ws.get(); w != nil {
+		return w.Dir()
+	}
+	if s.cfg.Workspace != "" {
+		return s.cfg.Workspace
+	}
+	home, _ := os.UserHomeDir()
+	return home
+}
+
+// ---- workspace.* --------------------------------------------------------------
+
+func (s *Services) info(w *workspace.Workspace) *WorkspaceInfo {
+	if w == nil {
+		return nil
+	}
+	return &WorkspaceInfo{Dir: w.Dir(), Name: filepath.Base(w.Dir()), Recent: s.recent(), CanPick: s.cfg.PickFolder != nil}
+}
+
+func (s *Services) workspaceGet(_ context.Context, _ struct{}) (any, *Error) {
+	return s.info(s.ws.get()), nil
+}
+
+type dirArgs struct {
+	Dir string `json:"dir"`
+}
+
+func (s *Services) workspaceOpen(_ context.Context, a dirArgs) (any, *Error) {
+	dir := strings.TrimSpace(a.Dir)
+	if dir == "" {
+		return nil, badRequest("give the folder to open")
+	}
+	if strings.HasPrefix(dir, "~/") || dir == "~" {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, strings.TrimPrefix(dir, "~"))
+		}
+	}
+	if !filepath.IsAbs(dir) {
+		return nil, badRequest("give the folder's full path (it starts with /): %q", a.Dir)
+	}
+	w, err := s.ws.use(dir)
+	if err != nil {
+		return nil, workspaceError("open "+dir, err)
+	}
+	s.noteRecent(w.Dir())
+	return s.info(w), nil
+}
+
+func (s *Services) workspacePick(ctx context.Context, _ struct{}) (any, *Error) {
+	if s.cfg.PickFolder == nil {
+		return nil, badRequest("there is no folder dialog here: type the folder's path")
+	}
+	dir, err := s.cfg.PickFolder(ctx)
+	if err != nil {
+		return nil, errorFrom("folder dialog", err)
+	}
+	if dir == "" {
+		return nil, nil // cancelled
+	}
+	return s.workspaceOpen(ctx, dirArgs{Dir: dir})
+}
+
+// current returns the open workspace or the error every workspace method
+// gives without one.
+func (s *Services) current() (*workspace.Workspace, *Error) {
+	w := s.ws.get()
+	if w == nil {
+		return nil, badRequest("no folder is open: open a folder of notes first")
+	}
+	return w, nil
+}
+
+type treeArgs struct {
+	All    bool   `json:"all"`
+	Filter string `json:"filter"`
+}
+
+func (s *Services) workspaceTree(_ context.Context, a treeArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	n, err := w.Tree(workspace.TreeOptions{AllFiles: a.All, Filter: a.Filter})
+	if err != nil {
+		return nil, workspaceError("list the folder", err)
+	}
+	return n, nil
+}
+
+type findArgs struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+}
+
+func (s *Services) workspaceFind(_ context.Context, a findArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	if a.Limit < 0 || a.Limit > 500 {
+		return nil, badRequest("limit must be between 0 and 500")
+	}
+	ms, err := w.Find(a.Query, workspace.FindOptions{Limit: a.Limit})
+	if err != nil {
+		return nil, workspaceError("find", err)
+	}
+	if ms == nil {
+		ms = []workspace.Match{}
+	}
+	return ms, nil
+}
+
+// workspaceError classifies a workspace failure: refusals and bad paths
+// are the caller's, a missing file not_found, a conflict its own code.
+func workspaceError(what string, err error) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	e := &Error{Code: CodeInternal, Message: what + ": " + err.Error(), cause: err}
+	var refused *workspace.RefusedError
+	var rpc *acp.RPCError
+	switch {
+	case errors.As(err, &refused), errors.As(err, &rpc), errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrInvalid):
+		e.Code = CodeBadRequest
+	case errors.Is(err, fs.ErrNotExist):
+		e.Code = CodeNotFound
+	case errors.Is(err, workspace.ErrConflict):
+		e.Code = CodeConflict
+	}
+	return e
+}
+
+// agentFS is the fs/* handler of a live session: the workspace's (open
+// buffers, checkpoints, refusals recorded) when its folder is an open
+// workspace, else nil (plain confinement to its folder).
+func (l *liveSession) agentFS() acp.FileSystem {
+	w := l.s.ws.at(l.workspace)
+	if w == nil {
+		return nil
+	}
+	return w.AgentFS(workspace.Hooks{
+		OnWrite: func(rel string, before, after []byte, existed bool) {
+			l.sess.FileWritten(w.Abs(rel), before, after, existed)
+		},
+		OnRefused: func(path, reason string) {
+			l.sess.FSRefused(path, reason)
+		},
+	})
+}
+
+// turnID names a session's turn among a workspace's checkpoints.
+func turnID(sessionID string, turn int) string { return fmt.Sprintf("%s/%d", sessionID, turn) }
+
+// writeFileAtomic replaces path with data (mode 0600): a temporary file
+// renamed over it, so a crash leaves the old or the new content.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
