@@ -17,6 +17,7 @@ import (
 	"mnote/app/chat"
 	"mnote/store"
 	"mnote/thread"
+	"mnote/workspace"
 )
 
 // Live session statuses (SessionSummary.status) besides the index's.
@@ -53,6 +54,7 @@ type liveSession struct {
 	cancelTurn     context.CancelFunc
 	turnDone       chan struct{}
 	closing        bool
+	plainWS        *workspace.Workspace // the folder, for confinement only (agentFS)
 }
 
 // newLive makes a live session around an open transcript w (its Indexer
@@ -464,6 +466,12 @@ func (s *Services) closeLive(l *liveSession) {
 		l.sess.Thread(func(th *thread.Thread) { snap = th.Snapshot() })
 		s.cacheThread(l.id, snap)
 	}
+	l.mu.Lock()
+	if l.plainWS != nil {
+		l.plainWS.Close()
+		l.plainWS = nil
+	}
+	l.mu.Unlock()
 	l.opMu.Unlock()
 	l.pump.stop()
 	s.mu.Lock()

@@ -321,7 +321,14 @@ func workspaceError(what string, err error) *Error {
 func (l *liveSession) agentFS() acp.FileSystem {
 	w := l.s.ws.at(l.workspace)
 	if w == nil {
-		return nil
+		// A folder never opened as the notes workspace: the same
+		// confinement (FIFOs, devices, hard links refused too), without a
+		// watcher or checkpoints.
+		var err error
+		if w, err = l.plainWorkspace(); err != nil {
+			l.s.log.Warn("session folder", "session", l.id, "err", err)
+			return nil
+		}
 	}
 	return w.AgentFS(workspace.Hooks{
 		OnWrite: func(rel string, before, after []byte, existed bool) {
@@ -331,6 +338,20 @@ func (l *liveSession) agentFS() acp.FileSystem {
 			l.sess.FSRefused(path, reason)
 		},
 	})
+}
+
+// plainWorkspace opens the session's folder for confinement only, once.
+func (l *liveSession) plainWorkspace() (*workspace.Workspace, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.plainWS == nil {
+		w, err := workspace.Open(l.workspace, workspace.Options{Logger: l.s.log})
+		if err != nil {
+			return nil, err
+		}
+		l.plainWS = w
+	}
+	return l.plainWS, nil
 }
 
 // turnID names a session's turn among a workspace's checkpoints.

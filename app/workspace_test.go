@@ -231,3 +231,22 @@ func TestWorkspaceFiles(t *testing.T) {
 		t.Errorf("pick without a dialog: %v", e)
 	}
 }
+
+// A session in a folder that is not the open workspace gets the same
+// confinement: a FIFO is refused at once (a plain open would hang).
+func TestOtherFolderConfined(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	other := t.TempDir()
+	fifo := filepath.Join(other, "pipe.md")
+	if err := syscallMkfifo(fifo); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	var sum app.SessionSummary
+	h.mustCall("sessions.create", map[string]any{"agent": "test", "cwd": other}, &sum)
+	real, _ := filepath.EvalSymlinks(other)
+	h.turnDone(sum.ID, `{"readFile":{"path":`+q(filepath.Join(real, "pipe.md"))+`}}`)
+	if got := strings.Join(h.answers(sum.ID), "\n"); !strings.Contains(got, "read error") {
+		t.Fatalf("FIFO read: %q", got)
+	}
+}

@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -15,13 +21,28 @@ import (
 func (e *env) runAgents(args []string) int {
 	fs := flag.NewFlagSet("agents", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	check := fs.String("check", "", "start agent `NAME`, run initialize, print what it says, and stop it")
+	check := fs.String("check", "", "start agent `NAME`, run initialize, print what it says (auth methods included), and stop it")
+	setKey := fs.String("set-key", "", "keep a key for agent `NAME`: --set-key NAME VAR reads the value of environment variable VAR from stdin (empty removes it)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	timeout := fs.Duration("timeout", 90*time.Second, "how long --check waits for initialize")
-	if err := fs.Parse(args); err != nil {
+	timeout := fs.Duration("timeout", 90*time.Second, "how long --check waits for initialize (default: the agent's init_timeout_secs, else 90s)")
+	words, err := parseArgs(fs, args)
+	if err != nil {
 		return exitUsage
 	}
-	if *check != "" {
+	timeoutSet := false
+	fs.Visit(func(f *flag.Flag) { timeoutSet = timeoutSet || f.Name == "timeout" })
+	switch {
+	case *setKey != "":
+		if len(words) != 1 {
+			return e.usageErr("usage: mnote agents --set-key NAME VAR  (the value is read from stdin)")
+		}
+		return e.setAgentKey(*setKey, words[0])
+	case len(words) > 0:
+		return e.usageErr("unexpected arguments %q (see mnote agents -h)", words)
+	case *check != "":
+		if !timeoutSet {
+			*timeout = 0
+		}
 		return e.checkAgent(*check, *asJSON, *timeout)
 	}
 	cfg, err := e.config()
@@ -42,11 +63,16 @@ func (e *env) runAgents(args []string) int {
 			Installed bool     `json:"installed"`
 			Path      string   `json:"path,omitempty"`
 			Hint      string   `json:"hint,omitempty"`
+			LoginHint string   `json:"loginHint,omitempty"`
+			KeyEnv    []string `json:"keyEnv,omitempty"`
+			KeysSet   []string `json:"keysSet,omitempty"` // names only, never values
 			Error     string   `json:"error,omitempty"`
 		}
 		rows := make([]row, len(statuses))
 		for i, s := range statuses {
-			rows[i] = row{s.Runtime.Name, s.Runtime.Title, s.Runtime.Command, s.Runtime.Args, s.Runtime.Builtin, s.Installed, s.Path, s.Hint, s.Error}
+			rt := s.Runtime
+			rows[i] = row{rt.Name, rt.Title, rt.Command, rt.Args, rt.Builtin, s.Installed, s.Path, s.Hint,
+				rt.LoginHint, rt.KeyEnv, rt.SecretNames(), s.Error}
 		}
 		return e.printJSON(rows)
 	}
@@ -61,6 +87,9 @@ func (e *env) runAgents(args []string) int {
 		}
 		if !s.Runtime.Builtin {
 			status += " (custom)"
+		}
+		if keys := s.Runtime.SecretNames(); len(keys) > 0 {
+			detail += " [key: " + strings.Join(keys, ", ") + "]"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Runtime.Name, s.Runtime.Title, status, detail)
 	}
@@ -77,11 +106,15 @@ func (e *env) printJSON(v any) int {
 	return exitOK
 }
 
-// checkAgent starts an agent, runs initialize and prints what it says.
+// checkAgent starts an agent, runs initialize and prints what it says. A
+// timeout of 0 means the runtime's own (init_timeout_secs), else 90 s.
 func (e *env) checkAgent(name string, asJSON bool, timeout time.Duration) int {
 	rt, err := e.runtime(name, "")
 	if err != nil {
 		return e.fail(exitUsage, err)
+	}
+	if timeout <= 0 {
+		timeout = initTimeout(rt, 90*time.Second)
 	}
 	res, err := e.detector().Resolve(rt)
 	if err != nil {
@@ -91,16 +124,91 @@ func (e *env) checkAgent(name string, asJSON bool, timeout time.Duration) int {
 	start := time.Now()
 	a, err := acp.Start(context.Background(), acp.ProcSpec{Path: res.Path, Args: res.Args, Env: res.Env, Dir: cwd}, acp.Options{InitTimeout: timeout, ClientVersion: Version, Logger: e.log})
 	if err != nil {
-		return e.fail(agentExit(err), fmt.Errorf("%s (%s): %w", rt.Title, runtimes.CommandLine(res.Path, res.Args), err))
+		err = fmt.Errorf("%s (%s): %w", rt.Title, runtimes.CommandLine(res.Path, res.Args), err)
+		if rt.LoginHint != "" {
+			err = fmt.Errorf("%w\nto log in: %s", err, rt.LoginHint)
+		}
+		return e.fail(agentExit(err), err)
 	}
 	elapsed := time.Since(start)
 	a.Stop()
 	if asJSON {
 		var v map[string]any
 		_ = json.Unmarshal(a.Init.Raw, &v)
-		return e.printJSON(map[string]any{"name": rt.Name, "command": runtimes.CommandLine(res.Path, res.Args), "startMs": elapsed.Milliseconds(), "initialize": v})
+		methods := make([]map[string]any, 0, len(a.Init.AuthMethods))
+		for _, m := range a.Init.AuthMethods {
+			row := map[string]any{"id": m.ID, "name": m.Name, "description": m.Description}
+			if cmd, ok := authCommand(m, res); ok {
+				row["type"], row["command"] = "terminal", cmd
+			}
+			if vars := m.EnvVars(); len(vars) > 0 {
+				row["type"], row["vars"] = "env_var", vars
+			}
+			methods = append(methods, row)
+		}
+		return e.printJSON(map[string]any{"name": rt.Name, "command": runtimes.CommandLine(res.Path, res.Args), "startMs": elapsed.Milliseconds(),
+			"authMethods": methods, "loginHint": rt.LoginHint, "keysSet": rt.SecretNames(), "initialize": v})
 	}
 	printInit(e, rt, res, a.Init, elapsed)
+	return exitOK
+}
+
+// initTimeout is the runtime's initialize timeout, or def.
+func initTimeout(rt runtimes.Runtime, def time.Duration) time.Duration {
+	if rt.InitTimeoutSecs > 0 {
+		return time.Duration(rt.InitTimeoutSecs) * time.Second
+	}
+	return def
+}
+
+// authCommand is the command line that runs a terminal auth method: the
+// agent's own executable with the method's arguments (or the command the
+// method names), its variables first.
+func authCommand(m acp.AuthMethod, res runtimes.Resolved) (string, bool) {
+	ta, ok := m.Terminal()
+	if !ok {
+		return "", false
+	}
+	path := res.Path
+	if ta.Command != "" {
+		path = ta.Command
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(ta.Env)) {
+		b.WriteString(runtimes.CommandLine(k+"="+ta.Env[k], nil))
+		b.WriteByte(' ')
+	}
+	b.WriteString(runtimes.CommandLine(path, ta.Args))
+	return b.String(), true
+}
+
+// setAgentKey keeps the value of variable name for an agent, read from
+// stdin (never echoed, logged or recorded).
+func (e *env) setAgentKey(agent, name string) int {
+	rt, err := e.runtime(agent, "")
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	if isTerminal(e.stdin) {
+		fmt.Fprintf(e.stderr, "Value of %s for %s (one line, then Enter; an empty line removes it): ", name, rt.Title)
+	}
+	line, err := bufio.NewReader(e.stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return e.fail(exitUsage, fmt.Errorf("read the value of %s from stdin: %w", name, err))
+	}
+	value := strings.TrimRight(line, "\r\n")
+	if strings.ContainsAny(value, "\r\n") {
+		return e.fail(exitUsage, fmt.Errorf("the value of %s must be one line", name))
+	}
+	if err := runtimes.SetSecret(e.paths.ConfigFile, rt.Name, name, value); err != nil {
+		return e.fail(exitUsage, err)
+	}
+	where := runtimes.SecretsPath(e.paths.ConfigFile)
+	if value == "" {
+		fmt.Fprintf(e.stdout, "%s: %s removed (%s)\n", rt.Title, name, where)
+	} else {
+		fmt.Fprintf(e.stdout, "%s: %s kept in %s (mode 0600); %s gets it in its environment from its next start\n", rt.Title, name, where, rt.Title)
+	}
 	return exitOK
 }
 
@@ -126,5 +234,20 @@ func printInit(e *env, rt runtimes.Runtime, res runtimes.Resolved, in acp.Initia
 			fmt.Fprintf(w, " (%s)", m.Description)
 		}
 		fmt.Fprintln(w)
+		if cmd, ok := authCommand(m, res); ok {
+			fmt.Fprintf(w, "                in a terminal, run: %s\n", cmd)
+		}
+		for _, v := range m.EnvVars() {
+			fmt.Fprintf(w, "                give %s: mnote agents --set-key %s %s  (reads it from stdin)\n", v, rt.Name, v)
+		}
+	}
+	if rt.LoginHint != "" {
+		fmt.Fprintf(w, "  to log in:    %s\n", rt.LoginHint)
+	}
+	if len(rt.KeyEnv) > 0 {
+		fmt.Fprintf(w, "  or a key:     mnote agents --set-key %s %s  (reads it from stdin)\n", rt.Name, rt.KeyEnv[0])
+	}
+	if keys := rt.SecretNames(); len(keys) > 0 {
+		fmt.Fprintf(w, "  keys set:     %s\n", strings.Join(keys, ", "))
 	}
 }

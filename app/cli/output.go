@@ -23,7 +23,14 @@ func (o *jsonObserver) Event(ev *chat.Event) {
 	case chat.EvUpdate:
 		u := ev.Update
 		if u == nil {
-			return
+			// A usage change with no update: an agent's own notification
+			// (Reasonix's prompt-cache figures).
+			if ev.Usage == nil || ev.Usage.Cache == nil || ev.Change.Kind != thread.MetaUsage {
+				return
+			}
+			j.start("usage")
+			j.value("cache", ev.Usage.Cache)
+			break
 		}
 		switch u.SessionUpdate {
 		case thread.KindAgentMessageChunk, thread.KindAgentThoughtChunk, thread.KindUserMessageChunk:

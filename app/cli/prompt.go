@@ -31,6 +31,22 @@ type promptCmd struct {
 	agent, agentCmd, cwd, approve, session string
 	jsonOut                                bool
 	timeout, initTimeout                   time.Duration
+	initTimeoutSet                         bool
+	options                                configOptions
+}
+
+// configOptions are --option ID=VALUE flags, in order.
+type configOptions [][2]string
+
+func (o *configOptions) String() string { return fmt.Sprint(*o) }
+
+func (o *configOptions) Set(s string) error {
+	id, value, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(id) == "" {
+		return fmt.Errorf("want ID=VALUE (a config option the agent offers, e.g. tool_approval=read-only), not %q", s)
+	}
+	*o = append(*o, [2]string{strings.TrimSpace(id), value})
+	return nil
 }
 
 func (e *env) runPrompt(args []string) int {
@@ -44,15 +60,17 @@ func (e *env) runPrompt(args []string) int {
 	fs.StringVar(&c.session, "session", "", "continue the session with this `ID`")
 	fs.BoolVar(&c.jsonOut, "json", false, "print one JSON object per line")
 	fs.DurationVar(&c.timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
-	fs.DurationVar(&c.initTimeout, "init-timeout", 90*time.Second, "how long the agent may take to start (initialize, session/new)")
+	fs.DurationVar(&c.initTimeout, "init-timeout", 90*time.Second, "how long the agent may take to start (initialize, session/new; default: the agent's init_timeout_secs, else 90s)")
+	fs.Var(&c.options, "option", "set the agent's session config option `ID=VALUE` before the turn (session/set_config_option); repeatable")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: mnote prompt [--agent NAME | --agent-cmd 'CMD ARG…'] [--cwd DIR] [--approve ask|all|reads|none] [--json] [--timeout DUR] [--session ID] TEXT\n\nTEXT - reads the prompt from stdin.")
+		fmt.Fprintln(e.stderr, "usage: mnote prompt [--agent NAME | --agent-cmd 'CMD ARG…'] [--cwd DIR] [--approve ask|all|reads|none] [--option ID=VALUE]… [--json] [--timeout DUR] [--session ID] TEXT\n\nTEXT - reads the prompt from stdin.")
 		fs.PrintDefaults()
 	}
 	words, err := parseArgs(fs, args)
 	if err != nil {
 		return exitUsage
 	}
+	fs.Visit(func(f *flag.Flag) { c.initTimeoutSet = c.initTimeoutSet || f.Name == "init-timeout" })
 	switch c.approve {
 	case ApproveAsk, ApproveAll, ApproveReads, ApproveNone:
 	default:
@@ -157,6 +175,9 @@ func (c *promptCmd) run(e *env, text string) int {
 		Path: resolved.Path, Args: resolved.Args, Env: resolved.Env, Dir: cwd,
 		LogFile: filepath.Join(e.paths.LogDir, runtimes.LogFileName(rt.Name)),
 	}
+	if !c.initTimeoutSet {
+		c.initTimeout = initTimeout(rt, c.initTimeout)
+	}
 	opts := acp.Options{InitTimeout: c.initTimeout, NewSessionTimeout: c.initTimeout, ClientVersion: Version, Logger: e.log}
 	agent, err := acp.Start(ctx, spec, opts)
 	if err != nil {
@@ -191,6 +212,11 @@ func (c *promptCmd) run(e *env, text string) int {
 		}
 		j.str("transcript", st.transcriptPath(sess.ID))
 		out.write(j.end(), true)
+	}
+	for _, o := range c.options {
+		if err := sess.SetConfigOption(ctx, o[0], o[1]); err != nil {
+			return fail(agentExit(err), fmt.Errorf("--option %s=%s: %w", o[0], o[1], err))
+		}
 	}
 
 	turnCtx := ctx

@@ -4,13 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"mnote/store"
-	"mnote/thread"
 )
 
 // sessionCommands are the commands over recorded sessions.
@@ -184,67 +181,6 @@ func (e *env) runSearch(args []string) int {
 	})
 }
 
-func (e *env) runExport(args []string) int {
-	fs := e.flags("export", "--format md|jsonl [-o FILE] [--thoughts] [--tool-io] ID")
-	format := fs.String("format", "md", "md or jsonl")
-	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
-	thoughts := fs.Bool("thoughts", false, "include the agent's thoughts (md)")
-	toolIO := fs.Bool("tool-io", false, "include raw tool input and output (md)")
-	id, ok := e.oneID(fs, args)
-	if !ok {
-		return exitUsage
-	}
-	if *format != "md" && *format != "jsonl" {
-		return e.usageErr("--format must be md or jsonl, not %q", *format)
-	}
-	return e.withStore(func(st *sessionStore) int {
-		full, err := st.resolveID(id)
-		if err != nil {
-			return e.fail(exitUsage, err)
-		}
-		var w io.Writer = e.stdout
-		var f *os.File
-		if *outPath != "" {
-			f, err = os.OpenFile(*outPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-			if err != nil {
-				return e.fail(exitUsage, fmt.Errorf("export: %w", err))
-			}
-			w = f
-		}
-		err = st.export(w, full, *format, markdownOptions{thoughts: *thoughts, toolIO: *toolIO})
-		if f != nil {
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
-			return e.fail(exitAgent, fmt.Errorf("export %s: %w", full, err))
-		}
-		return exitOK
-	})
-}
-
-func (st *sessionStore) export(w io.Writer, id, format string, o markdownOptions) error {
-	path := st.paths.TranscriptPath(id)
-	if format == "jsonl" {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
-	}
-	p, err := st.loadPrior(id)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# %s\n\n", orDefault(p.info.Title, "Session "+id))
-	fmt.Fprintf(w, "- Session: `%s`\n- Agent: %s\n- Created: %s\n- Turns: %d\n\n", id, orDefault(p.runtime, "-"), fmtTime(p.info.CreatedMs), p.turns)
-	writeThread(w, p.th.Snapshot(), o)
-	return nil
-}
-
 func (e *env) runRm(args []string) int {
 	fs := e.flags("rm", "ID")
 	id, ok := e.oneID(fs, args)
@@ -306,56 +242,4 @@ func (e *env) runReindex(args []string) int {
 		fmt.Fprintf(e.stdout, "Index rebuilt: %d sessions.\n", len(rows))
 		return exitOK
 	})
-}
-
-// markdownOptions choose what a Markdown rendering of a thread includes.
-type markdownOptions struct{ thoughts, toolIO bool }
-
-// writeThread renders a thread as Markdown.
-func writeThread(w io.Writer, snap thread.Snapshot, o markdownOptions) {
-	for _, en := range snap.Entries {
-		switch en.Kind {
-		case thread.EntryUserMessage:
-			fmt.Fprintf(w, "## You (turn %d)\n\n%s\n\n", en.Turn, strings.TrimSpace(en.Text))
-		case thread.EntryAssistantMessage:
-			fmt.Fprintf(w, "### Agent\n\n%s\n\n", strings.TrimSpace(en.Text))
-		case thread.EntryThought:
-			if o.thoughts {
-				fmt.Fprintf(w, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(en.Text))
-			} else {
-				fmt.Fprintf(w, "_(thought for %d characters)_\n\n", len([]rune(en.Text)))
-			}
-		case thread.EntryToolCall:
-			tc := en.ToolCall
-			if tc == nil {
-				continue
-			}
-			fmt.Fprintf(w, "- **%s** `%s` — %s\n", orDefault(tc.Kind, "tool"), tc.Title, tc.Status)
-			for _, c := range tc.Content {
-				if c.Type == "diff" {
-					fmt.Fprintf(w, "  - edits `%s`\n", c.Path)
-				}
-			}
-			if o.toolIO {
-				if len(tc.RawInput) > 0 {
-					fmt.Fprintf(w, "\n  ```json\n  %s\n  ```\n", tc.RawInput)
-				}
-				if len(tc.RawOutput) > 0 {
-					fmt.Fprintf(w, "\n  ```json\n  %s\n  ```\n", tc.RawOutput)
-				}
-			}
-			fmt.Fprintln(w)
-		case thread.EntryPlan:
-			fmt.Fprintln(w, "**Plan**")
-			fmt.Fprintln(w)
-			for _, p := range en.Plan {
-				mark := " "
-				if p.Status == "completed" {
-					mark = "x"
-				}
-				fmt.Fprintf(w, "- [%s] %s\n", mark, p.Content)
-			}
-			fmt.Fprintln(w)
-		}
-	}
 }

@@ -1,6 +1,6 @@
 // Package export renders a recorded session for people and for sharing:
 // Markdown, one self-contained HTML page, the raw JSONL transcript, and the
-// snapshot a share link shows (cloudsync.ShareSnapshot).
+// snapshot a share link shows (api.ShareSnapshot, published by cloudsync).
 //
 // Every renderer takes the session's thread (a thread.Snapshot rebuilt from
 // the transcript by store.LoadThread) and Options: Redact hides secrets and

@@ -208,3 +208,11 @@ func planMark(status string) string {
 	}
 	return " "
 }
+
+// runtimeNote says that the session moved to another agent.
+func runtimeNote(rc *thread.RuntimeChange) string {
+	if rc.Previous != "" && rc.Previous != rc.Runtime {
+		return fmt.Sprintf("agent changed from %s to %s", rc.Previous, rc.Runtime)
+	}
+	return "agent: " + rc.Runtime
+}

@@ -158,6 +158,10 @@ func (d *doc) htmlEntry(w io.Writer, en thread.Entry) {
 		if en.ToolCall != nil {
 			d.htmlTool(w, en.ToolCall)
 		}
+	case thread.EntryRuntime:
+		if rc := en.Runtime; rc != nil {
+			fmt.Fprintf(w, "<p class=\"entry runtime-note\">%s</p>\n", esc(runtimeNote(rc)))
+		}
 	case thread.EntryPlan:
 		fmt.Fprint(w, "<section class=\"entry plan\">\n<div class=\"who\">Plan</div>\n<ul>\n")
 		for _, p := range en.Plan {
@@ -251,7 +255,7 @@ body { margin: 0; background: var(--bg); color: var(--fg);
   font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 main { max-width: 52rem; margin: 0 auto; padding: 2rem 1.25rem 4rem; }
 header h1 { font-size: 1.6rem; margin: 0 0 .25rem; overflow-wrap: anywhere; }
-.meta, footer, .thought-note { color: var(--muted); font-size: .85rem; }
+.meta, footer, .thought-note, .runtime-note { color: var(--muted); font-size: .85rem; }
 footer { margin-top: 3rem; border-top: 1px solid var(--border); padding-top: .75rem; }
 .entry { margin: 1rem 0; }
 .who { font-size: .8rem; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; margin-bottom: .25rem; }

@@ -55,6 +55,10 @@ func (d *doc) markdownThread(w io.Writer) {
 			if en.ToolCall != nil {
 				d.markdownTool(w, en.ToolCall)
 			}
+		case thread.EntryRuntime:
+			if rc := en.Runtime; rc != nil {
+				fmt.Fprintf(w, "_(%s)_\n\n", runtimeNote(rc))
+			}
 		case thread.EntryPlan:
 			fmt.Fprint(w, "**Plan**\n\n")
 			for _, p := range en.Plan {

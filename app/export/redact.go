@@ -134,110 +134,213 @@ func (r *Redactor) String(s string) string {
 	return r.paths(s)
 }
 
-// rule is one secret shape: a regexp, the submatch to hide and an optional
-// check of that submatch (and of the whole match) that keeps look-alikes.
+// rule is one secret shape: where a match can start (anchors), a regexp
+// matched from there, the submatch to hide and an optional check that
+// keeps look-alikes.
+//
+// Go's regexp has no DFA, so an unanchored search costs a lot on long
+// texts. Instead each rule finds its anchors (lowercase literals) with
+// strings.Index in the lowercased text and runs its regexp, anchored, only
+// from those positions, on a window of the text after it.
 type rule struct {
-	name  string
-	hints []string // the rule runs only when s contains one (lowercase, checked case-insensitively)
-	re    *regexp.Regexp
+	name    string
+	anchors []string // lowercase literals a match starts with
+	word    bool     // an anchor must start a word (be preceded by a non-word byte)
+	onLower bool     // match the lowercased text (case-insensitive); checks see the original
+	// multiline rules may match far beyond the anchor (PEM blocks).
+	multiline bool
+	aws       bool // an AWS access key id: its secret key may be near
+	re        *regexp.Regexp
+	// group is the submatch to hide: 0 the whole match, -1 the first
+	// submatch after the first that matched (for alternatives).
 	group int
 	keep  func(s string, m []int) bool // true: leave this match alone
+	// after, when set, is a cheap check of the text after an anchor
+	// (in[i:]) before the regexp runs.
+	after func(in string, i int) bool
+	mask  uint64 // the ids of its anchors in anchors (set at init)
 }
 
+// window is how far past its anchor a match is first looked for; a match
+// that reaches the window's end is looked for again in the whole rest.
+const window = 4096
+
+// secretWords are the words that may end a secret's name (lowercase); the
+// assignment rules start at one and secretName decides on the whole name.
+var secretWordList = []string{"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey",
+	"credential", "credentials", "signature", "sig", "key", "cookie"}
+
+// separatorNext reports whether in[i:] starts with an assignment: an
+// optional closing quote, blanks, then ':' or '='.
+func separatorNext(in string, i int) bool {
+	if i < len(in) && (in[i] == '"' || in[i] == '\'') {
+		i++
+	}
+	for i < len(in) && (in[i] == ' ' || in[i] == '\t') {
+		i++
+	}
+	return i < len(in) && (in[i] == ':' || in[i] == '=')
+}
+
+// spaceNext reports whether in[i:] starts with white space.
+func spaceNext(in string, i int) bool {
+	return i < len(in) && (in[i] == ' ' || in[i] == '\t' || in[i] == '\n' || in[i] == '\r')
+}
+
+const secretWordPattern = `password|passwd|pwd|passphrase|pass|secret|token|apikey|credentials?|signature|sig|key|cookie`
+
+func anchored(pattern string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + pattern + `)`) }
+
 var rules = []rule{
-	{name: "private key", hints: []string{"private key"},
-		re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)},
-	{name: "private key (cut short)", hints: []string{"private key"},
-		re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+:[^\n\\]*))*`)},
-	{name: "URL password", hints: []string{"://"},
-		re:    regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\[\]]*:([^\s/?#@"'<>]+)@`),
-		group: 1, keep: func(s string, m []int) bool { return s[m[2]:m[3]] == Redacted }},
-	{name: "Anthropic key", hints: []string{"sk-ant-"},
-		re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{16,}`)},
-	{name: "OpenAI key", hints: []string{"sk-"},
-		re:   regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
+	{name: "private key", anchors: []string{"-----begin"}, multiline: true,
+		re: anchored(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)},
+	{name: "private key (cut short)", anchors: []string{"-----begin"}, multiline: true,
+		re: anchored(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+:[^\n\\]*))*`)},
+	{name: "URL password", anchors: []string{"://"},
+		re:    anchored(`://[^\s:/?#@"'<>\[\]]*:([^\s/?#@"'<>]+)@`),
+		group: 1},
+	{name: "Anthropic key", anchors: []string{"sk-ant-"}, word: true,
+		re: anchored(`sk-ant-[A-Za-z0-9_\-]{16,}`)},
+	{name: "OpenAI key", anchors: []string{"sk-"}, word: true,
+		re:   anchored(`sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
 		keep: func(s string, m []int) bool { return !randomLooking(s[m[0]+3 : m[1]]) }},
-	{name: "GitHub token", hints: []string{"gh", "github_pat_"},
-		re: regexp.MustCompile(`\b(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{name: "GitLab token", hints: []string{"glpat-"},
-		re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
-	{name: "AWS access key id", hints: []string{"akia", "asia", "abia", "acca"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{name: "Slack token", hints: []string{"xox", "xapp-"},
-		re: regexp.MustCompile(`\b(?:xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})`)},
-	{name: "Slack webhook", hints: []string{"hooks.slack.com"},
-		re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_\-]+)`), group: 1},
-	{name: "Google API key", hints: []string{"aiza"},
-		re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-	{name: "Stripe key", hints: []string{"_live_", "_test_"},
-		re: regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
-	{name: "Hugging Face token", hints: []string{"hf_"},
-		re:   regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`),
+	{name: "GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, word: true,
+		re: anchored(`(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+	{name: "GitLab token", anchors: []string{"glpat-"}, word: true,
+		re: anchored(`glpat-[A-Za-z0-9_\-]{20,}`)},
+	{name: "AWS access key id", anchors: []string{"akia", "asia", "abia", "acca"}, word: true, aws: true,
+		re: anchored(`(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+	{name: "Slack token", anchors: []string{"xox", "xapp-"}, word: true,
+		re: anchored(`(?:xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})`)},
+	{name: "Slack webhook", anchors: []string{"hooks.slack.com/"},
+		re: anchored(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_\-]+)`), group: 1},
+	{name: "Google API key", anchors: []string{"aiza"}, word: true,
+		re: anchored(`AIza[0-9A-Za-z_\-]{35}`)},
+	{name: "Stripe key", anchors: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_"}, word: true,
+		re: anchored(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
+	{name: "Hugging Face token", anchors: []string{"hf_"}, word: true,
+		re:   anchored(`hf_[A-Za-z0-9]{30,}`),
 		keep: func(s string, m []int) bool { return !randomLooking(s[m[0]+3 : m[1]]) }},
-	{name: "npm token", hints: []string{"npm_"},
-		re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{name: "JWT", hints: []string{"eyj"},
-		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`)},
-	{name: "Authorization header", hints: []string{"authorization"},
-		re:    regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?((?:basic|bearer|token|digest|bot|apikey|key)\s+)?([^\s"',;\[]+)`),
+	{name: "npm token", anchors: []string{"npm_"}, word: true,
+		re: anchored(`npm_[A-Za-z0-9]{36}\b`)},
+	{name: "JWT", anchors: []string{"eyj"}, word: true,
+		re: anchored(`eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`)},
+	{name: "Authorization header", after: separatorNext, anchors: []string{"authorization"}, word: true, onLower: true,
+		re:    anchored(`authorization["']?\s*[:=]\s*["']?((?:basic|bearer|token|digest|bot|apikey|key)\s+)?([^\s"',;\[]+)`),
 		group: 2, keep: func(s string, m []int) bool { return m[2] < 0 && !tokenLooking(s[m[4]:m[5]]) }},
-	{name: "Bearer token", hints: []string{"bearer"},
-		re:    regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/\-]*[A-Za-z0-9_~+/\-]=*)`),
+	{name: "Bearer token", after: spaceNext, anchors: []string{"bearer"}, word: true, onLower: true,
+		re:    anchored(`bearer\s+([a-z0-9._~+/\-]*[a-z0-9_~+/\-]=*)`),
 		group: 1, keep: func(s string, m []int) bool { return !tokenLooking(s[m[2]:m[3]]) }},
-	{name: "JSON secret field", hints: []string{`"`},
-		re:    regexp.MustCompile(`"([A-Za-z0-9_.\-]+)"\s*:\s*"((?:[^"\\\n]|\\.)*)"`),
-		group: 2, keep: func(s string, m []int) bool { return !secretName(s[m[2]:m[3]]) || plainValue(s[m[4]:m[5]]) }},
-	{name: "quoted assignment", hints: []string{"=", ":"},
-		re:    regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*(?::=|=|:)[ \t]*(?:"([^"\n]*)"|'([^'\n]*)')`),
-		group: -1, keep: func(s string, m []int) bool { return !secretName(s[m[2]:m[3]]) }},
-	{name: "assignment", hints: []string{"=", ":"},
-		re:    regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*(?:=|:)[ \t]*([^\s"'&;,#<>(){}\[\]|` + "`" + `]+)(\(?)`),
+	// Assignments start at the secret word that ends the name; nameAt
+	// finds the whole name.
+	{name: "JSON secret field", after: separatorNext, anchors: secretWordList, onLower: true,
+		re:    anchored(`(` + secretWordPattern + `)"\s*:\s*"((?:[^"\\\n]|\\.)*)"`),
 		group: 2, keep: func(s string, m []int) bool {
-			return !secretName(s[m[2]:m[3]]) || m[7] > m[6] || plainValue(s[m[4]:m[5]])
+			name, start := nameAt(s, m[2], m[3])
+			return start == 0 || s[start-1] != '"' || !secretName(name)
+		}},
+	{name: "quoted assignment", after: separatorNext, anchors: secretWordList, onLower: true,
+		re:    anchored(`(` + secretWordPattern + `)[ \t]*(?::=|=|:)[ \t]*(?:"([^"\n]*)"|'([^'\n]*)')`),
+		group: -1, keep: func(s string, m []int) bool { name, _ := nameAt(s, m[2], m[3]); return !secretName(name) }},
+	{name: "assignment", after: separatorNext, anchors: secretWordList, onLower: true,
+		re:    anchored(`(` + secretWordPattern + `)[ \t]*(?:=|:)[ \t]*([^\s"'&;,#<>(){}\[\]|?` + "`" + `]+)(\(?)`),
+		group: 2, keep: func(s string, m []int) bool {
+			name, _ := nameAt(s, m[2], m[3])
+			return !secretName(name) || m[7] > m[6]
 		}},
 }
 
-// awsSecretRe finds candidates for AWS secret access keys: 40 characters
-// of base64, checked by isAWSSecret.
-var awsSecretRe = regexp.MustCompile(`[A-Za-z0-9/+=]{40,}`)
+// nameAt returns the name that ends with the word s[lo:hi] (the name
+// characters before it included) and where it starts.
+func nameAt(s string, lo, hi int) (string, int) {
+	for lo > 0 && isNameByte(s[lo-1]) {
+		lo--
+	}
+	return s[lo:hi], lo
+}
 
-// redactShapes hides the secret shapes (see Redactor).
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// redactShapes hides the secret shapes (see Redactor), rule by rule. The
+// anchors of all rules are found in one pass (anchorScanner); most texts
+// hold none and are done after it.
 func redactShapes(s string) string {
-	lower := ""
+	lower := asciiLower(s)
+	hits := anchors.scan(lower, nil)
+	if len(hits) == 0 {
+		return s
+	}
 	for i := range rules {
 		ru := &rules[i]
-		if len(ru.hints) > 0 {
-			if lower == "" {
-				lower = strings.ToLower(s)
-			}
-			if !slices.ContainsFunc(ru.hints, func(h string) bool { return strings.Contains(lower, h) }) {
-				continue
-			}
+		out := ru.apply(s, lower, hits)
+		if out == s {
+			continue
 		}
-		if ru.name == "AWS access key id" && ru.re.MatchString(s) {
-			s = redactAWSSecrets(s)
+		if ru.aws {
+			out = redactAWSSecrets(out)
 		}
-		out := ru.apply(s)
-		if out != s {
-			s, lower = out, ""
+		s, lower = out, asciiLower(out)
+		hits = anchors.scan(lower, hits[:0])
+	}
+	return s
+}
+
+// asciiLower lowercases ASCII letters only, so byte offsets stay valid.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
 		}
 	}
 	return s
 }
 
-// apply replaces the rule's submatch in every match of s. group -1 means
-// the first submatch after the name that matched (alternatives).
-func (ru *rule) apply(s string) string {
-	ms := ru.re.FindAllStringSubmatchIndex(s, -1)
-	if ms == nil {
-		return s
-	}
-	var b strings.Builder
-	last := 0
-	for _, m := range ms {
-		if ru.keep != nil && ru.keep(s, m) {
+// apply hides the rule's submatch in every match in s (lower is s
+// lowercased).
+func (ru *rule) apply(s, lower string, hits []anchorHit) string {
+	var cands [][2]int // position, anchor length
+	for _, h := range hits {
+		if ru.mask&(1<<h.id) == 0 {
 			continue
 		}
+		p, n := int(h.pos), len(anchors.words[h.id])
+		if (!ru.word || p == 0 || !isWordByte(lower[p-1])) && (ru.after == nil || ru.after(lower, p+n)) {
+			cands = append(cands, [2]int{p, n})
+		}
+	}
+	if cands == nil {
+		return s
+	}
+	slices.SortFunc(cands, func(a, b [2]int) int { return a[0] - b[0] })
+	in := s
+	if ru.onLower {
+		in = lower
+	}
+	var b strings.Builder
+	last, next, tried := 0, 0, -1
+	for _, c := range cands {
+		p := c[0]
+		if p < next || p == tried {
+			continue
+		}
+		tried = p
+		m := ru.match(in, p)
+		if m == nil || ru.keep != nil && ru.keep(s, m) {
+			continue
+		}
+		next = max(m[1], p+1)
 		lo, hi := m[0], m[1]
 		switch {
 		case ru.group > 0:
@@ -251,7 +354,7 @@ func (ru *rule) apply(s string) string {
 				}
 			}
 		}
-		if lo < 0 || hi <= lo || s[lo:hi] == Redacted || plainValue(s[lo:hi]) && ru.group != 0 {
+		if lo < last || hi <= lo || s[lo:hi] == Redacted || ru.group != 0 && plainValue(s[lo:hi]) {
 			continue
 		}
 		b.WriteString(s[last:lo])
@@ -265,16 +368,56 @@ func (ru *rule) apply(s string) string {
 	return b.String()
 }
 
+// match runs the rule's regexp from in[p:] and returns the submatch
+// indexes in in, or nil.
+func (ru *rule) match(in string, p int) []int {
+	end := len(in)
+	if !ru.multiline {
+		end = min(end, p+window)
+	}
+	m := ru.re.FindStringSubmatchIndex(in[p:end])
+	if m != nil && m[1] == end-p && end < len(in) {
+		m = ru.re.FindStringSubmatchIndex(in[p:]) // it may go on
+	}
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += p
+		}
+	}
+	return m
+}
+
 // redactAWSSecrets hides standalone 40-character base64 words in a text
 // that holds an AWS access key id. A word must mix upper and lower case
 // and digits (or / and +), so hex hashes such as git SHAs stay.
 func redactAWSSecrets(s string) string {
-	return awsSecretRe.ReplaceAllStringFunc(s, func(w string) string {
-		if isAWSSecret(strings.TrimRight(w, "=")) {
-			return Redacted
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isBase64Byte(s[i]) {
+			i++
+			continue
 		}
-		return w
-	})
+		j := i
+		for j < len(s) && isBase64Byte(s[j]) {
+			j++
+		}
+		if isAWSSecret(strings.TrimRight(s[i:j], "=")) {
+			b.WriteString(s[last:i])
+			b.WriteString(Redacted)
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '/' || c == '+' || c == '='
 }
 
 func isAWSSecret(w string) bool {
@@ -340,7 +483,7 @@ func tokenLooking(s string) bool {
 var (
 	secretWords = map[string]bool{"password": true, "passwd": true, "pwd": true, "pass": true, "passphrase": true,
 		"secret": true, "token": true, "apikey": true, "credential": true, "credentials": true,
-		"signature": true, "sig": true, "privatekey": true, "accesskey": true, "secretkey": true}
+		"signature": true, "sig": true, "cookie": true, "privatekey": true, "accesskey": true, "secretkey": true}
 	keyWords = map[string]bool{"api": true, "access": true, "secret": true, "private": true, "signing": true,
 		"encryption": true, "master": true, "client": true, "account": true, "service": true, "subscription": true,
 		"license": true, "auth": true, "app": true}

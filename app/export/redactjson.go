@@ -1,11 +1,11 @@
 package export
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"strings"
+	"unicode/utf8"
 
 	"mnote/store"
 	"mnote/thread"
@@ -16,105 +16,63 @@ import (
 // of a key that names a secret ("apiKey", "password", "Authorization",
 // "Cookie", …) is hidden whole, and so is the "value" of an object whose
 // "name" names one (ACP env variables and HTTP headers are such pairs).
-// Object keys keep their order; numbers are copied as written.
+// Object keys keep their order; numbers are copied as written. Invalid
+// JSON is an error (nothing is returned).
 func (r *Redactor) JSON(raw []byte) ([]byte, error) {
-	out, err := r.appendValue(nil, raw)
+	p := jsonParser{b: raw}
+	v, err := p.document()
 	if err != nil {
 		return nil, fmt.Errorf("redact JSON: %w", err)
 	}
-	return out, nil
+	return r.appendNode(make([]byte, 0, len(raw)+64), v, false), nil
 }
 
-func (r *Redactor) appendValue(dst, raw []byte) ([]byte, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return dst, io.ErrUnexpectedEOF
-	}
-	switch raw[0] {
+// node is a parsed JSON value: an object (keys, vals), an array (vals), a
+// string (str, decoded) or another literal (raw, as written).
+type node struct {
+	kind byte // '{', '[', '"', or 0 for numbers, true, false, null
+	str  string
+	raw  []byte
+	keys []string
+	vals []*node
+}
+
+func (r *Redactor) appendNode(dst []byte, n *node, hide bool) []byte {
+	switch n.kind {
 	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return dst, err
+		if hide && !plainValue(n.str) {
+			return store.AppendJSONString(dst, Redacted)
 		}
-		return store.AppendJSONString(dst, r.String(s)), nil
-	case '{':
-		return r.appendObject(dst, raw)
+		return store.AppendJSONString(dst, r.String(n.str))
 	case '[':
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		if _, err := dec.Token(); err != nil {
-			return dst, err
-		}
 		dst = append(dst, '[')
-		for i := 0; dec.More(); i++ {
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return dst, err
-			}
+		for i, v := range n.vals {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			var err error
-			if dst, err = r.appendValue(dst, v); err != nil {
-				return dst, err
+			dst = r.appendNode(dst, v, false)
+		}
+		return append(dst, ']')
+	case '{':
+		// {"name": "OPENAI_API_KEY", "value": "…"}: the value is a secret.
+		hideValue := false
+		for i, k := range n.keys {
+			if k == "name" && n.vals[i].kind == '"' && secretKey(n.vals[i].str) {
+				hideValue = true
 			}
 		}
-		return append(dst, ']'), nil
-	default:
-		if !json.Valid(raw) {
-			return dst, fmt.Errorf("invalid JSON value %.40q", raw)
-		}
-		return append(dst, raw...), nil
-	}
-}
-
-func (r *Redactor) appendObject(dst, raw []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return dst, err
-	}
-	var keys []string
-	var vals []json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return dst, err
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return dst, err
-		}
-		keys, vals = append(keys, k), append(vals, v)
-	}
-	// {"name": "OPENAI_API_KEY", "value": "…"}: the value is a secret.
-	hideValue := false
-	for i, k := range keys {
-		if k == "name" {
-			var n string
-			hideValue = json.Unmarshal(vals[i], &n) == nil && secretKey(n)
-		}
-	}
-	dst = append(dst, '{')
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = store.AppendJSONString(dst, r.String(k))
-		dst = append(dst, ':')
-		v := bytes.TrimSpace(vals[i])
-		if len(v) > 0 && v[0] == '"' && (secretKey(k) || hideValue && k == "value") {
-			var s string
-			if json.Unmarshal(v, &s) == nil && !plainValue(s) {
-				dst = store.AppendJSONString(dst, Redacted)
-				continue
+		dst = append(dst, '{')
+		for i, k := range n.keys {
+			if i > 0 {
+				dst = append(dst, ',')
 			}
+			dst = store.AppendJSONString(dst, r.String(k))
+			dst = append(dst, ':')
+			dst = r.appendNode(dst, n.vals[i], secretKey(k) || hideValue && k == "value")
 		}
-		var err error
-		if dst, err = r.appendValue(dst, v); err != nil {
-			return dst, err
-		}
+		return append(dst, '}')
 	}
-	return append(dst, '}'), nil
+	return append(dst, n.raw...)
 }
 
 // secretKey reports whether a JSON key or header name holds a secret.
@@ -124,6 +82,197 @@ func secretKey(name string) bool {
 		return true
 	}
 	return secretName(name)
+}
+
+// jsonParser parses one JSON document (RFC 8259) into nodes.
+type jsonParser struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+// maxDepth bounds nesting (a hostile line cannot exhaust the stack).
+const maxDepth = 512
+
+var errJSON = errors.New("invalid JSON")
+
+func (p *jsonParser) document() (*node, error) {
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.i != len(p.b) {
+		return nil, fmt.Errorf("%w: data after the value at byte %d", errJSON, p.i)
+	}
+	return v, nil
+}
+
+func (p *jsonParser) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) fail(what string) error {
+	return fmt.Errorf("%w: %s at byte %d", errJSON, what, p.i)
+}
+
+func (p *jsonParser) value() (*node, error) {
+	p.space()
+	if p.i >= len(p.b) {
+		return nil, p.fail("unexpected end")
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		s, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		return &node{kind: '"', str: s}, nil
+	default:
+		start := p.i
+		for p.i < len(p.b) && !strings.ContainsRune(" \t\n\r,]}:", rune(p.b[p.i])) {
+			p.i++
+		}
+		lit := p.b[start:p.i]
+		if len(lit) == 0 || !json.Valid(lit) {
+			p.i = start
+			return nil, p.fail("invalid literal")
+		}
+		return &node{raw: lit}, nil
+	}
+}
+
+func (p *jsonParser) enter() error {
+	p.depth++
+	if p.depth > maxDepth {
+		return p.fail("nested too deep")
+	}
+	return nil
+}
+
+func (p *jsonParser) object() (*node, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	p.i++ // {
+	n := &node{kind: '{'}
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return n, nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, p.fail("expected a key")
+		}
+		k, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return nil, p.fail("expected ':'")
+		}
+		p.i++
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		n.keys, n.vals = append(n.keys, k), append(n.vals, v)
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, p.fail("unexpected end")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return n, nil
+		default:
+			return nil, p.fail("expected ',' or '}'")
+		}
+	}
+}
+
+func (p *jsonParser) array() (*node, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	p.i++ // [
+	n := &node{kind: '['}
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return n, nil
+	}
+	for {
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		n.vals = append(n.vals, v)
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, p.fail("unexpected end")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return n, nil
+		default:
+			return nil, p.fail("expected ',' or ']'")
+		}
+	}
+}
+
+// string reads a string token; one without escapes is taken as it is,
+// others are decoded by encoding/json.
+func (p *jsonParser) string() (string, error) {
+	start := p.i
+	p.i++ // "
+	escaped := false
+	for p.i < len(p.b) {
+		switch c := p.b[p.i]; {
+		case c == '"':
+			p.i++
+			tok := p.b[start:p.i]
+			if !escaped && utf8.Valid(tok) {
+				return string(tok[1 : len(tok)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(tok, &s); err != nil {
+				p.i = start
+				return "", p.fail("invalid string")
+			}
+			return s, nil
+		case c == '\\':
+			escaped = true
+			p.i += 2
+		case c < 0x20:
+			return "", p.fail("control character in a string")
+		default:
+			p.i++
+		}
+	}
+	p.i = start
+	return "", p.fail("unterminated string")
 }
 
 // Snapshot returns a copy of snap with every text in it redacted: messages,

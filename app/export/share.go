@@ -5,26 +5,27 @@ import (
 	"strings"
 	"time"
 
-	"mnote/cloudsync"
+	"mnote/controlplane/api"
 	"mnote/thread"
 )
 
-// Share turns a session into the snapshot a share link shows. A share is
-// always redacted: o.Redact is forced on (with o.Redactor, or the default
-// one for the session's workspace). Thoughts are left out unless
+// Share turns a session into the snapshot a share link shows (the control
+// plane's api.ShareSnapshot). A share is always redacted: o.Redact is
+// forced on (with o.Redactor, or the default one for the session's
+// workspace). Thoughts are left out unless
 // o.IncludeThoughts; tool calls carry their title, kind, status and, as
 // Markdown text, their locations and edited files (plus output and diffs
 // with o.IncludeToolIO); plans become Markdown checklists.
-func Share(sess Session, snap thread.Snapshot, o Options) (cloudsync.ShareSnapshot, error) {
+func Share(sess Session, snap thread.Snapshot, o Options) (api.ShareSnapshot, error) {
 	o.Redact = true
 	d, err := prepare(sess, snap, o)
 	if err != nil {
-		return cloudsync.ShareSnapshot{}, err
+		return api.ShareSnapshot{}, err
 	}
-	out := cloudsync.ShareSnapshot{
+	out := api.ShareSnapshot{
 		Title:   d.title(),
 		Runtime: d.sess.Runtime,
-		Entries: []cloudsync.ShareEntry{},
+		Entries: []api.ShareEntry{},
 	}
 	if d.sess.CreatedMs > 0 {
 		out.CreatedAt = time.UnixMilli(d.sess.CreatedMs).UTC()
@@ -32,16 +33,16 @@ func Share(sess Session, snap thread.Snapshot, o Options) (cloudsync.ShareSnapsh
 	for _, en := range d.snap.Entries {
 		switch en.Kind {
 		case thread.EntryUserMessage:
-			out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryUser, Text: en.Text})
+			out.Entries = append(out.Entries, api.ShareEntry{Kind: api.EntryUser, Text: en.Text})
 		case thread.EntryAssistantMessage:
-			out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryAssistant, Text: en.Text})
+			out.Entries = append(out.Entries, api.ShareEntry{Kind: api.EntryAssistant, Text: en.Text})
 		case thread.EntryThought:
 			if o.IncludeThoughts {
-				out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryThought, Text: en.Text})
+				out.Entries = append(out.Entries, api.ShareEntry{Kind: api.EntryThought, Text: en.Text})
 			}
 		case thread.EntryToolCall:
 			if tc := en.ToolCall; tc != nil {
-				out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryTool, Title: tc.Title,
+				out.Entries = append(out.Entries, api.ShareEntry{Kind: api.EntryTool, Title: tc.Title,
 					ToolKind: tc.Kind, Status: tc.Status, Text: d.toolText(tc)})
 			}
 		case thread.EntryPlan:
@@ -49,7 +50,7 @@ func Share(sess Session, snap thread.Snapshot, o Options) (cloudsync.ShareSnapsh
 			for _, p := range en.Plan {
 				fmt.Fprintf(&b, "- [%s] %s\n", planMark(p.Status), oneLine(p.Content))
 			}
-			out.Entries = append(out.Entries, cloudsync.ShareEntry{Kind: cloudsync.EntryPlan, Text: b.String()})
+			out.Entries = append(out.Entries, api.ShareEntry{Kind: api.EntryPlan, Text: b.String()})
 		}
 	}
 	return out, nil
