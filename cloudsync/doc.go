@@ -1,0 +1,44 @@
+// Package cloudsync is the desktop side of the opt-in metadata sync and of
+// share links: it sends session records to a control plane (see package
+// controlplane and its wire contract, controlplane/api) and publishes
+// redacted snapshots.
+//
+// # Off by default
+//
+// Sync is off until the user turns it on (Syncer.Enable). While it is off
+// a Syncer starts no goroutine and opens no connection: Enqueue does
+// nothing, SyncNow and Publish return ErrDisabled. Turning it off
+// (Disable) cancels a request in flight and stops the worker before it
+// returns.
+//
+// # What is sent
+//
+// A record (api.SessionRecord) is built from SessionMeta, which holds only
+// ids, runtime, the workspace path (sent as its SHA-256, never as a
+// path), times, status, counts and the title; MetaFromRow fills it from
+// the index's session row. The title is sent only when the user allows
+// titles, with the workspace and home paths taken out. Message text,
+// thoughts, tool input and output and file contents have no place in
+// either type.
+//
+// # Outbox
+//
+// Records wait in their own SQLite file, <data>/sync.db (WAL, 0600), so
+// they survive restarts and offline periods. Enqueue keeps only the
+// latest change of a session and skips a record the control plane already
+// has, so each change is sent once. Each new change of a session gets a
+// version above every earlier one (at least its updatedMs), and the
+// control plane keeps the highest: a retried or late request never
+// overwrites a newer one, and a 409 stale answer means the change is
+// superseded (done). Network errors, 5xx, 401 and 429 are retried with
+// exponential backoff and jitter (Backoff), 429 no sooner than its
+// Retry-After; other 4xx answers drop the record and show the error.
+//
+// # Settings
+//
+// sync.json (URL, enabled, allow titles) and sync-token (the bearer token
+// alone) sit beside config.json, both mode 0600 in a 0700 folder; the
+// MNOTE_SYNC_TOKEN environment variable overrides the token file. The
+// token is never logged, never part of an error and never given to
+// agents.
+package cloudsync
