@@ -1,0 +1,21 @@
+// Command mnote-controlplane is the server mnote syncs session metadata to
+// and publishes read-only shares on (package controlplane).
+//
+// Usage:
+//
+//	mnote-controlplane serve [--addr 127.0.0.1:8080] [--db URL] [--base-url URL] [--rate 20] [--burst 100]
+//	mnote-controlplane user add NAME      create a user; prints its token (shown once)
+//	mnote-controlplane user list          users and their token ids
+//	mnote-controlplane token add USER     another token for a user (by name or id)
+//	mnote-controlplane token revoke ID    revoke a token by its id (tok_…) or the token itself
+//	mnote-controlplane version
+//
+// --db is postgres://… (PostgreSQL) or sqlite:PATH; without it,
+// $MNOTE_CONTROLPLANE_DB, else sqlite:mnote-controlplane.db in the current
+// folder. The schema is created or migrated at start.
+//
+// serve speaks plain HTTP: put it behind a TLS-terminating proxy and give
+// --base-url (the public https URL) so share links point there. It stops
+// gracefully on SIGINT or SIGTERM. The rate limit is per token and per
+// process.
+package main

@@ -1,0 +1,57 @@
+// Package controlplane is the server mnote syncs session metadata to and
+// publishes shares on (cmd/mnote-controlplane runs it). The wire contract
+// and a typed client are in package api.
+//
+// # Who is asking
+//
+// Every /v1 call needs "Authorization: Bearer <token>". The user is the
+// token's user and nothing else: a body that names a user or owner is
+// refused as an unknown field (400). Tokens are 32 random bytes, shown
+// once by `mnote-controlplane user add`, and stored only as SHA-256 hashes
+// (HashToken). Another user's session or share answers 404, exactly like a
+// missing one.
+//
+// # Session records
+//
+// PUT /v1/sessions/{id} is an idempotent upsert keyed by a global id: a
+// new id becomes the caller's; a higher version replaces the stored
+// record; the same version changes nothing (200 with the stored record); a
+// lower one is 409 stale with the stored record. An id that belongs to
+// another user is 404, so nobody can overwrite another's session by
+// reusing its id. The upsert is one SQL statement (INSERT … ON CONFLICT DO
+// UPDATE … WHERE same user AND lower version), so concurrent writers
+// cannot interleave.
+//
+// # Shares
+//
+// A share is a snapshot the client has already redacted; the server keeps
+// it byte for byte and shows it at /s/{token}: a self-contained HTML page
+// with every text escaped, no scripts, and a Content-Security-Policy
+// (PageCSP) that forbids them anyway. The token is 256 random bits; the
+// share's id, which names it in the API, is a different value. Revoking
+// deletes the share; an expired one is refused on every read and purged in
+// the background (Server.PurgeExpiredShares). Copying a share creates a
+// new session owned by the copier, version 1, copiedFrom = the share's id,
+// the runtime kept as a label: the server has no runtime binding to copy.
+//
+// # Stores
+//
+// Store has one implementation on database/sql for SQLite (one file, WAL,
+// synchronous=FULL, one writing connection) and PostgreSQL (pgx); Open
+// picks one from a URL and applies the embedded migrations (one SQL text
+// for both). On SQLite, concurrent PUTs share a transaction and its fsync
+// (group commit, groupcommit.go); each still succeeds or fails on its own
+// and is answered only after the commit. The server keeps nothing else,
+// so several servers can share a PostgreSQL database behind a load
+// balancer. A store failure answers 500 and nothing is reported as saved
+// that was not committed.
+//
+// # Limits
+//
+// Bodies: 16 KiB for a session record, 5 MiB for a share (413 beyond).
+// JSON is decoded strictly: one value, no unknown fields, field names in
+// the 400 messages. Each token has a token-bucket rate limit (429 with
+// Retry-After) kept per server process: N servers allow up to N times the
+// rate. The access log (log/slog) names the route pattern, status, size,
+// duration and user id — never a token, a share token, a query or a body.
+package controlplane

@@ -1,0 +1,307 @@
+package controlplane
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"mnote/controlplane/api"
+)
+
+// Config configures a Server.
+type Config struct {
+	Store Store
+	// BaseURL prefixes share links (BaseURL + "/s/" + token). Empty: the
+	// scheme and Host of the request that creates the share.
+	BaseURL string
+	// RatePerSecond is each token's sustained request rate, Burst its
+	// bucket size (0: the rate rounded up). RatePerSecond <= 0: no limit.
+	// The limit is per server process.
+	RatePerSecond float64
+	Burst         int
+	Logger        *slog.Logger     // nil: slog.Default()
+	Now           func() time.Time // nil: time.Now (tests move the clock)
+}
+
+// Server is the control plane's HTTP API and share pages. It keeps no
+// state of its own besides the store (and the per-process rate limiter).
+type Server struct {
+	store   Store
+	baseURL string
+	log     *slog.Logger
+	now     func() time.Time
+	limit   *limiter
+	mux     *http.ServeMux
+}
+
+// NewServer returns the server for cfg.
+func NewServer(cfg Config) *Server {
+	s := &Server{
+		store:   cfg.Store,
+		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"),
+		log:     cfg.Logger,
+		now:     cfg.Now,
+		limit:   newLimiter(cfg.RatePerSecond, cfg.Burst),
+		mux:     http.NewServeMux(),
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /healthz", s.healthz)
+
+	m.HandleFunc("GET /v1/me", s.api(s.me))
+	m.HandleFunc("GET /v1/sessions", s.api(s.listSessions))
+	m.HandleFunc("GET /v1/sessions/{id}", s.api(s.getSession))
+	m.HandleFunc("PUT /v1/sessions/{id}", s.api(s.putSession))
+	m.HandleFunc("DELETE /v1/sessions/{id}", s.api(s.deleteSession))
+	m.HandleFunc("POST /v1/shares", s.api(s.createShare))
+	m.HandleFunc("GET /v1/shares", s.api(s.listShares))
+	m.HandleFunc("DELETE /v1/shares/{id}", s.api(s.deleteShare))
+	m.HandleFunc("POST /v1/shares/{token}/copy", s.api(s.copyShare))
+	// The method-less patterns answer the other methods of the same paths
+	// with a JSON 405 (ServeMux's own is plain text).
+	for path, allow := range map[string]string{
+		"/healthz":                "GET",
+		"/v1/me":                  "GET",
+		"/v1/sessions":            "GET",
+		"/v1/sessions/{id}":       "GET, PUT, DELETE",
+		"/v1/shares":              "GET, POST",
+		"/v1/shares/{id}":         "DELETE",
+		"/v1/shares/{token}/copy": "POST",
+		"/s/{token}":              "GET, HEAD",
+	} {
+		m.HandleFunc(path, methodNotAllowed(allow))
+	}
+	m.HandleFunc("GET /s/{token}", s.sharePage)
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &httpError{http.StatusNotFound, api.CodeNotFound, "no such endpoint"})
+	})
+}
+
+// methodNotAllowed answers 405, saying which methods the path takes.
+func methodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w, &httpError{http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, fmt.Sprintf("%s is not allowed here; allowed: %s", r.Method, allow)})
+	}
+}
+
+// ServeHTTP serves the API and the share pages, with an access log.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	info := &requestInfo{}
+	lw := &logWriter{ResponseWriter: w, status: http.StatusOK}
+	h := lw.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+	s.mux.ServeHTTP(lw, r) // sets r.Pattern
+	// The access log names the route pattern, never the path (a share
+	// token is in the path of /s/{token}), and never headers or bodies.
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("route", r.Pattern),
+		slog.Int("status", lw.status),
+		slog.Int64("bytes", lw.bytes),
+		slog.Float64("ms", math.Round(float64(time.Since(start).Microseconds()))/1000),
+		slog.String("remote", r.RemoteAddr),
+	}
+	if info.user != "" {
+		attrs = append(attrs, slog.String("user", info.user))
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+}
+
+type requestInfoKey struct{}
+
+// requestInfo carries what the access log learns during the request.
+type requestInfo struct {
+	user string
+}
+
+func infoOf(r *http.Request) *requestInfo {
+	if i, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		return i
+	}
+	return &requestInfo{}
+}
+
+type logWriter struct {
+	http.ResponseWriter
+	status      int
+	bytes       int64
+	wroteHeader bool
+}
+
+func (w *logWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *logWriter) Write(b []byte) (int, error) {
+	w.wroteHeader = true
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// httpError is an answer other than success, in the contract's shape.
+type httpError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *httpError) Error() string { return e.message }
+
+func badRequest(format string, a ...any) error {
+	return &httpError{http.StatusBadRequest, api.CodeBadRequest, fmt.Sprintf(format, a...)}
+}
+
+func notFound(what string) *httpError {
+	return &httpError{http.StatusNotFound, api.CodeNotFound, "no such " + what}
+}
+
+// apiHandler serves one /v1 call for an authenticated caller.
+type apiHandler func(w http.ResponseWriter, r *http.Request, p Principal) error
+
+// api wraps h with authentication, the rate limit and error answers.
+func (s *Server) api(h apiHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		info := infoOf(r)
+		w.Header().Set("Cache-Control", "no-store")
+		p, err := s.authenticate(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		info.user = p.ID
+		if ok, wait := s.limit.allow(p.TokenID, s.now()); !ok {
+			secs := max(1, int(math.Ceil(wait.Seconds())))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			writeError(w, &httpError{http.StatusTooManyRequests, api.CodeRateLimited, fmt.Sprintf("too many requests for this token; retry in %d s", secs)})
+			return
+		}
+		if err := h(w, r, p); err != nil {
+			s.fail(w, r, err)
+		}
+	}
+}
+
+var errUnauthorized = &httpError{http.StatusUnauthorized, api.CodeUnauthorized, "a valid bearer token is required (Authorization: Bearer <token>; `mnote-controlplane user add NAME` makes one)"}
+
+// authenticate finds the caller from the bearer token alone.
+func (s *Server) authenticate(r *http.Request) (Principal, error) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 256 {
+		return Principal{}, errUnauthorized
+	}
+	p, err := s.store.Authenticate(r.Context(), HashToken(token))
+	if errors.Is(err, ErrNotFound) {
+		return Principal{}, errUnauthorized
+	}
+	return p, err
+}
+
+// fail answers err: the contract's errors as they are, the store's
+// sentinels as 404/409, anything else as 500 (and logged).
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var (
+		he    *httpError
+		stale *StaleError
+	)
+	switch {
+	case errors.As(err, &he):
+		if he.status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mnote-controlplane"`)
+		}
+		writeError(w, he)
+	case errors.As(err, &stale):
+		cur := stale.Current
+		writeJSON(w, http.StatusConflict, api.ErrorBody{
+			Error:   api.ErrorDetail{Code: api.CodeStale, Message: fmt.Sprintf("the server holds version %d of this session, newer than the one sent; merge and send a higher version", cur.Version)},
+			Session: &cur,
+		})
+	case errors.Is(err, ErrNotFound):
+		writeError(w, notFound("resource"))
+	case r.Context().Err() != nil:
+		// The client went away; nobody reads the answer.
+		s.log.Debug("request cancelled", "route", r.Pattern, "err", err)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	default:
+		s.log.Error("store failure", "route", r.Pattern, "err", err)
+		writeError(w, &httpError{http.StatusInternalServerError, api.CodeInternal, "the store failed; nothing was saved; try again later"})
+	}
+}
+
+func writeError(w http.ResponseWriter, e *httpError) {
+	writeJSON(w, e.status, api.ErrorBody{Error: api.ErrorDetail{Code: e.code, Message: e.message}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Our own types always encode; this would be a bug.
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"could not encode the answer"}}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.Error("health check: store failure", "err", err)
+		writeError(w, &httpError{http.StatusServiceUnavailable, api.CodeInternal, "the store does not answer"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// PurgeExpiredShares deletes expired shares every interval until ctx
+// ends. Expired shares are refused on read anyway; this only frees space.
+// Several servers may run it at once.
+func (s *Server) PurgeExpiredShares(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		n, err := s.store.PurgeExpired(ctx, s.now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("purge expired shares", "err", err)
+		case n > 0:
+			s.log.Info("purged expired shares", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
