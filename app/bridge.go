@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -20,8 +19,9 @@ import (
 // Config sets up the services.
 type Config struct {
 	Paths store.Paths // where config, transcripts and the index live
-	// Workspace is the folder sessions.create uses when no cwd is given.
-	// Default: the user's home folder.
+	// Workspace is the notes folder opened at start (mnote serve
+	// --workspace). Empty: the last one used, if any. New sessions work in
+	// the open workspace, else in the home folder.
 	Workspace string
 	Emitter   Emitter // nil drops events
 	// Detector finds agents. Default: one that asks the user's login shell
@@ -77,11 +77,6 @@ func New(cfg Config) (*Services, error) {
 	}
 	if cfg.Emitter == nil {
 		cfg.Emitter = discardEmitter{}
-	}
-	if cfg.Workspace == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			cfg.Workspace = home
-		}
 	}
 	if cfg.Detector == nil {
 		cfg.Detector = runtimes.NewDetector(runtimes.DetectOptions{Logger: cfg.Logger})

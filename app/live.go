@@ -360,7 +360,7 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 	}
 	// The workspace keeps what this turn changes (a checkpoint), whether
 	// the agent writes through mnote or to the disk itself.
-	if w := l.s.ws.at(l.workspace); w != nil && w.Checkpoints() != nil {
+	if w := l.s.ws.at(l.workspace); w != nil && w.Checkpoints() != nil && l.checkpointsReady(w) {
 		id := turnID(l.id, turn)
 		if err := w.Checkpoints().BeginTurn(id); err != nil {
 			l.s.log.Warn("turn checkpoint not started; its changes cannot be reverted", "session", l.id, "err", err)
@@ -384,6 +384,31 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		ended = l.failTurn(turn, &Error{Code: code, Message: err.Error(), cause: err})
 	}
 }
+
+// checkpointsReady waits a little for the workspace's first scan (a big
+// folder takes a while after it is opened); a turn does not wait longer:
+// it runs without a checkpoint, and the page is told its changes cannot be
+// reverted.
+func (l *liveSession) checkpointsReady(w *workspace.Workspace) bool {
+	ready := make(chan error, 1)
+	go func() { ready <- w.Checkpoints().Ready() }()
+	t := time.NewTimer(checkpointWait)
+	defer t.Stop()
+	select {
+	case err := <-ready:
+		if err == nil {
+			return true
+		}
+		l.s.log.Warn("checkpoints unavailable", "dir", w.Dir(), "err", err)
+	case <-t.C:
+	}
+	l.pump.event(EvNotice, NoticePayload{Level: "info",
+		Message: "mnote is still scanning this folder, so the changes of this turn will not be kept for revert."})
+	return false
+}
+
+// checkpointWait is how long a turn waits for the workspace's first scan.
+var checkpointWait = 3 * time.Second
 
 // failTurn tells the page why a turn could not run and returns its end.
 func (l *liveSession) failTurn(turn int, e *Error) *TurnPayload {

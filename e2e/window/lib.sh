@@ -153,7 +153,7 @@ cleanup() {
 		kill -KILL "$xvfb_pid" 2>/dev/null || true
 		wait "$xvfb_pid" 2>/dev/null || true
 	fi
-	[[ -z $tmp ]] || rm -rf "$tmp"
+	[[ -z $tmp || -n ${MNOTE_KEEP_TMP:-} ]] || rm -rf "$tmp"
 	exit "$rc"
 }
 
