@@ -150,7 +150,7 @@ func (a *Agent) callTimeout(ctx context.Context, method string, params any, tap 
 	raw, err := a.conn.call(ctx, method, params, tap)
 	if err != nil {
 		var re *RPCError
-		if errors.As(err, &re) && re.Code == CodeAuthRequired {
+		if errors.As(err, &re) && re.IsAuth() {
 			return nil, fmt.Errorf("%s: %w: %s", method, ErrAuthRequired, re.Message)
 		}
 		return nil, err

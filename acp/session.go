@@ -256,6 +256,11 @@ wait:
 				return &PromptResult{StopReason: StopCancelled}, nil
 			}
 		}
+		var re *RPCError
+		if errors.As(r.err, &re) && re.IsAuth() {
+			// The agent lost (or never had) its login mid-session.
+			return nil, fmt.Errorf("session/prompt: %w: %s", ErrAuthRequired, re.Message)
+		}
 		return nil, s.a.describe(r.err)
 	}
 	var pr PromptResult

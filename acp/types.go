@@ -55,12 +55,100 @@ func (c AgentCapabilities) CanResume() bool { return present(c.SessionCapabiliti
 // CanList reports the session/list capability.
 func (c AgentCapabilities) CanList() bool { return present(c.SessionCapabilities.List) }
 
-// AuthMethod is one way to authenticate with the agent.
+// AuthMethod is one way to authenticate with the agent. Type is "agent"
+// (the default: the client calls authenticate), "terminal" (the user runs
+// the agent's binary with Args in a terminal) or "env_var" (the user gives
+// the values of Vars); agents also put a terminal method's type and args
+// in _meta, or a {"terminal-auth": {command, args, env}} object there.
+// Everything but id, name and description stays raw so that an odd shape
+// never fails initialize.
 type AuthMethod struct {
 	ID          string          `json:"id"`
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
+	Type        string          `json:"type,omitempty"`
+	Args        json.RawMessage `json:"args,omitempty"`
+	Env         json.RawMessage `json:"env,omitempty"`
+	Vars        json.RawMessage `json:"vars,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// TerminalAuth is how to run a terminal auth method: Command (empty: the
+// agent's own executable) with Args and Env.
+type TerminalAuth struct {
+	Command string
+	Args    []string
+	Env     map[string]string
+}
+
+// Terminal reports whether the method is a terminal method, and how to run
+// it.
+func (m AuthMethod) Terminal() (TerminalAuth, bool) {
+	var meta struct {
+		Type         string          `json:"type"`
+		Args         json.RawMessage `json:"args"`
+		Env          json.RawMessage `json:"env"`
+		TerminalAuth *struct {
+			Command string          `json:"command"`
+			Args    json.RawMessage `json:"args"`
+			Env     json.RawMessage `json:"env"`
+		} `json:"terminal-auth"`
+	}
+	if present(m.Meta) {
+		_ = json.Unmarshal(m.Meta, &meta) // free-form: an unknown shape is no terminal method
+	}
+	switch {
+	case m.Type == "terminal":
+		return TerminalAuth{Args: stringList(m.Args), Env: stringMap(m.Env)}, true
+	case meta.TerminalAuth != nil:
+		ta := meta.TerminalAuth
+		return TerminalAuth{Command: ta.Command, Args: stringList(ta.Args), Env: stringMap(ta.Env)}, true
+	case m.Type == "" && meta.Type == "terminal":
+		return TerminalAuth{Args: stringList(meta.Args), Env: stringMap(meta.Env)}, true
+	}
+	return TerminalAuth{}, false
+}
+
+// EnvVars are the variables of an env_var method (their names).
+func (m AuthMethod) EnvVars() []string {
+	if m.Type != "env_var" {
+		return nil
+	}
+	var vars []struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(m.Vars, &vars)
+	var out []string
+	for _, v := range vars {
+		if v.Name != "" {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
+func stringList(raw json.RawMessage) []string {
+	var out []string
+	if json.Unmarshal(raw, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+func stringMap(raw json.RawMessage) map[string]string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil || len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		} else if b, err := json.Marshal(v); err == nil {
+			out[k] = string(b)
+		}
+	}
+	return out
 }
 
 // SessionSetup is what session/new and session/load may return besides the

@@ -27,7 +27,8 @@
 // Tool calls are merged by toolCallId: fields present in a tool_call_update
 // replace the call's (content and locations are replaced whole, per the
 // spec); absent fields are kept. A tool_call_update or permission request
-// for an unknown id creates the call.
+// for an unknown id creates the call, and so does one for an id last used
+// in an earlier turn (agents restart their numbering).
 //
 // Replay (ACP session/load): between BeginReplay and EndReplay, updates that
 // would create or change entries are dropped when the thread already had

@@ -737,3 +737,41 @@ func TestUserTitleWinsOverAgentTitles(t *testing.T) {
 		t.Fatalf("title after the user named it: %q", got)
 	}
 }
+
+// Agents restart their tool call numbering in a new process (Reasonix asks
+// permission for "gate-1" in every one): an id from an earlier turn is a
+// new call of the new turn, and the old turn's card stays as it was.
+func TestToolCallIDReusedInALaterTurn(t *testing.T) {
+	th := newTestThread()
+	opts := json.RawMessage(`[{"optionId":"allow_once","name":"Allow","kind":"allow_once"}]`)
+	th.AddUserPrompt([]ContentBlock{{Type: "text", Text: "one"}})
+	apply(t, th, `{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Read a.md","kind":"read","status":"pending"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}`)
+	if _, err := th.PermissionRequested(json.RawMessage(`{"toolCallId":"gate-1","title":"edit a.md","kind":"edit"}`), opts); err != nil {
+		t.Fatal(err)
+	}
+	th.PermissionResolved("gate-1", "selected", "allow_once")
+	th.EndTurn("end_turn")
+
+	th.AddUserPrompt([]ContentBlock{{Type: "text", Text: "two"}})
+	apply(t, th, `{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Read b.md","kind":"read","status":"pending"}`)
+	if _, err := th.PermissionRequested(json.RawMessage(`{"toolCallId":"gate-1","title":"edit b.md","kind":"edit"}`), opts); err != nil {
+		t.Fatal(err)
+	}
+	th.PermissionResolved("gate-1", "selected", "allow_once")
+	if got := summary(th); got != "user_message:one | tool:call_1:completed | tool:gate-1:in_progress | user_message:two | tool:call_1:pending | tool:gate-1:in_progress" {
+		t.Fatalf("entries = %q", got)
+	}
+	ents := th.Entries()
+	if ents[1].ToolCall.Title != "Read a.md" || ents[4].ToolCall.Title != "Read b.md" || ents[5].ToolCall.Title != "edit b.md" || ents[5].Turn != 2 {
+		t.Errorf("titles: %q %q %q", ents[1].ToolCall.Title, ents[4].ToolCall.Title, ents[5].ToolCall.Title)
+	}
+	if tc, _ := th.ToolCall("call_1"); tc.ID != ents[4].ID {
+		t.Errorf("ToolCall(call_1) = %s, want the newest call %s", tc.ID, ents[4].ID)
+	}
+	// Within a turn a repeated id still merges.
+	apply(t, th, `{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}`)
+	if th.Len() != 6 || th.Entries()[4].ToolCall.Status != StatusCompleted {
+		t.Errorf("entries = %q", summary(th))
+	}
+}

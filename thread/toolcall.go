@@ -60,9 +60,12 @@ func (t *Thread) applyToolCall(u *Update) (Change, error) {
 }
 
 // toolCall returns the tool call with the given id, creating it (pending)
-// when it is new.
+// when it is new. An id last seen in an earlier turn makes a new call:
+// agents number their calls afresh when they restart (Reasonix's
+// permission "gate-1" comes back in every process), and a new turn's call
+// must not rewrite an old turn's card.
 func (t *Thread) toolCall(id string) *ToolCall {
-	if i, ok := t.byTool[id]; ok {
+	if i, ok := t.byTool[id]; ok && t.entries[i].turn == t.turn {
 		return t.entries[i].tool
 	}
 	e := t.newEntry(EntryToolCall)

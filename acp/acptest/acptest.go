@@ -1,7 +1,9 @@
 // Package acptest builds the binaries integration tests drive: the test
-// agent (cmd/mnote-testagent) and mnote itself. Each is built once per test
+// agent (cmd/mnote-testagent), the fake model server (cmd/mnote-fakemodel)
+// and mnote itself. Each is built once per test
 // process into a temporary folder (the Go build cache makes this fast after
-// the first time); MNOTE_TESTAGENT_BIN and MNOTE_BIN point at prebuilt ones.
+// the first time); MNOTE_TESTAGENT_BIN, MNOTE_FAKEMODEL_BIN and MNOTE_BIN
+// point at prebuilt ones.
 package acptest
 
 import (
@@ -58,6 +60,12 @@ func build(tb testing.TB, envVar, pkg, name string) string {
 // TestAgent returns the path of the test agent binary.
 func TestAgent(tb testing.TB) string {
 	return build(tb, "MNOTE_TESTAGENT_BIN", "./cmd/mnote-testagent", "mnote-testagent")
+}
+
+// FakeModel returns the path of the fake model server binary
+// (cmd/mnote-fakemodel).
+func FakeModel(tb testing.TB) string {
+	return build(tb, "MNOTE_FAKEMODEL_BIN", "./cmd/mnote-fakemodel", "mnote-fakemodel")
 }
 
 // Mnote returns the path of an mnote binary for headless commands.

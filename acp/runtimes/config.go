@@ -30,6 +30,9 @@ type AgentServer struct {
 	Args    []string          // nil = not set; an empty, non-nil slice sets "no arguments"
 	Env     map[string]string // nil = not set; merged over a preset's env
 	Cwd     string            // mnote extension: working directory ("" = the session's)
+	// InitTimeoutSecs is an mnote extension ("init_timeout_secs"): how
+	// long initialize and session/new may take; 0 = not set.
+	InitTimeoutSecs int
 
 	extra map[string]json.RawMessage
 }
@@ -40,25 +43,35 @@ type Config struct {
 	AgentServers map[string]AgentServer
 
 	extra map[string]json.RawMessage
+	// secrets are the values of secrets.json beside config.json (see
+	// SetSecret), loaded by LoadConfig and handed to Runtimes.
+	secrets Secrets
 }
 
 // entryFields is the typed view of one entry, for decoding with exact error
 // offsets.
 type entryFields struct {
-	Command string            `json:"command"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env"`
-	Cwd     string            `json:"cwd"`
+	Command         string            `json:"command"`
+	Args            []string          `json:"args"`
+	Env             map[string]string `json:"env"`
+	Cwd             string            `json:"cwd"`
+	InitTimeoutSecs int               `json:"init_timeout_secs"`
 }
 
-var entryKeys = []string{"command", "args", "env", "cwd"}
+var entryKeys = []string{"command", "args", "env", "cwd", "init_timeout_secs"}
 
-// LoadConfig reads config.json at path. A missing or empty file is an empty
-// config. Malformed JSON is an error naming the file, line and column.
+// LoadConfig reads config.json at path, and the agents' secrets kept
+// beside it (SecretsPath), which Runtimes hands to each runtime. A missing
+// or empty file is an empty config. Malformed JSON is an error naming the
+// file, line and column.
 func LoadConfig(path string) (Config, error) {
+	secrets, err := LoadSecrets(SecretsPath(path))
+	if err != nil {
+		return Config{}, err
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Config{}, nil
+		return Config{secrets: secrets}, nil
 	}
 	if err != nil {
 		return Config{}, fmt.Errorf("read agent config: %w", err)
@@ -67,6 +80,7 @@ func LoadConfig(path string) (Config, error) {
 	if err := c.decode(data); err != nil {
 		return Config{}, fmt.Errorf("agent config %s: %w", path, describeJSONError(data, err))
 	}
+	c.secrets = secrets
 	return c, nil
 }
 
@@ -114,7 +128,10 @@ func (c *Config) decode(data []byte) error {
 		if f == nil { // "name": null
 			continue
 		}
-		as := AgentServer{Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd}
+		if f.InitTimeoutSecs < 0 {
+			return fmt.Errorf("%s[%q]: init_timeout_secs is %d; give a number of seconds above 0, or leave it out", configKey, name, f.InitTimeoutSecs)
+		}
+		as := AgentServer{Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InitTimeoutSecs: f.InitTimeoutSecs}
 		for k, v := range rawEntries.AgentServers[name] {
 			// encoding/json matched the known keys ignoring case; keep
 			// only the others.
@@ -181,6 +198,9 @@ func (a AgentServer) MarshalJSON() ([]byte, error) {
 	if a.Cwd != "" {
 		err = errors.Join(err, add("cwd", a.Cwd))
 	}
+	if a.InitTimeoutSecs > 0 {
+		err = errors.Join(err, add("init_timeout_secs", a.InitTimeoutSecs))
+	}
 	for _, k := range slices.Sorted(maps.Keys(a.extra)) {
 		if slices.Contains(entryKeys, k) {
 			continue
@@ -196,30 +216,40 @@ func (a AgentServer) MarshalJSON() ([]byte, error) {
 
 // SaveConfig writes c to path atomically (temporary file, fsync, rename) with
 // mode 0600, creating the folder with mode 0700 when it does not exist. The
-// file may hold API keys in agents' env, hence the modes.
+// file may hold API keys in agents' env, hence the modes. Secrets are not
+// part of it (see SetSecret).
 func SaveConfig(path string, c Config) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode agent config: %w", err)
 	}
 	data = append(data, '\n')
+	if err := writePrivate(path, data); err != nil {
+		return fmt.Errorf("save agent config: %w", err)
+	}
+	return nil
+}
 
+// writePrivate writes data to path atomically (temporary file, fsync,
+// rename) with mode 0600, creating the folder with mode 0700 when it does
+// not exist.
+func writePrivate(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("create config folder: %w", err)
+			return fmt.Errorf("create folder %s: %w", dir, err)
 		}
 		// MkdirAll is subject to the umask; make the mode exact.
 		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("create config folder: %w", err)
+			return fmt.Errorf("create folder %s: %w", dir, err)
 		}
 	} else if err != nil {
-		return fmt.Errorf("stat config folder: %w", err)
+		return fmt.Errorf("folder %s: %w", dir, err)
 	}
 
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("save agent config: %w", err)
+		return err
 	}
 	tmpName := tmp.Name()
 	done := false
@@ -230,19 +260,19 @@ func SaveConfig(path string, c Config) error {
 		}
 	}()
 	if err := tmp.Chmod(0o600); err != nil {
-		return fmt.Errorf("save agent config: %w", err)
+		return err
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("save agent config: %w", err)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("save agent config: %w", err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save agent config: %w", err)
+		return err
 	}
 	if err := os.Rename(tmpName, path); err != nil {
-		return fmt.Errorf("save agent config: %w", err)
+		return err
 	}
 	done = true
 	if d, err := os.Open(dir); err == nil {
@@ -298,7 +328,11 @@ func (c Config) Runtimes() []Runtime {
 		}
 		custom = append(custom, as.overlay(Runtime{Name: name, Title: name}))
 	}
-	return append(out, custom...)
+	out = append(out, custom...)
+	for i := range out {
+		out[i].secretEnv = c.secrets.For(out[i].Name)
+	}
+	return out
 }
 
 // presetIndex finds a preset by name, then by title, ignoring case.
@@ -332,6 +366,9 @@ func (a AgentServer) overlay(base Runtime) Runtime {
 	}
 	if a.Cwd != "" {
 		rt.Cwd = a.Cwd
+	}
+	if a.InitTimeoutSecs > 0 {
+		rt.InitTimeoutSecs = a.InitTimeoutSecs
 	}
 	return rt
 }

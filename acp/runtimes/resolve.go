@@ -19,9 +19,10 @@ type Resolved struct {
 	Path    string   `json:"path"` // absolute path of the executable
 	Args    []string `json:"args"` // the args of whichever command or alternate matched
 	// Env is the child's full environment: mnote's environment with PATH
-	// replaced by the detected PATH, plus Runtime.Env, never with mnote's
-	// own secrets (see IsDeniedEnv). It may hold API keys, so it is not
-	// serialized.
+	// replaced by the detected PATH, plus Runtime.Env, plus the values kept
+	// for the runtime with SetSecret, never with mnote's own secrets (see
+	// IsDeniedEnv). It holds API keys, so it is not serialized, and must
+	// never be logged.
 	Env []string `json:"-"`
 }
 
@@ -70,7 +71,7 @@ func (d *Detector) Resolve(rt Runtime) (Resolved, error) {
 		if len(args) == 0 {
 			args = nil
 		}
-		return Resolved{Runtime: rt.clone(), Path: path, Args: args, Env: d.childEnv(rt.Env)}, nil
+		return Resolved{Runtime: rt.clone(), Path: path, Args: args, Env: d.childEnv(rt.Env, rt.secretEnv)}, nil
 	}
 	title := rt.Title
 	if title == "" {
@@ -141,20 +142,23 @@ func (d *Detector) childBaseEnv() []string {
 }
 
 // childEnv is the environment for an agent: the base environment with the
-// detected PATH, then the runtime's own variables (which win, PATH
-// included), secrets always left out.
-func (d *Detector) childEnv(extra map[string]string) []string {
+// detected PATH, then each map of variables in order (later ones win, PATH
+// included), mnote's own secrets always left out. Only names are ever
+// logged.
+func (d *Detector) childEnv(extras ...map[string]string) []string {
 	env := setEnv(d.childBaseEnv(), "PATH", d.PATH())
-	for _, k := range slices.Sorted(maps.Keys(extra)) {
-		if !validEnvName(k) {
-			d.log.Warn("agent env variable with an invalid name skipped", "name", k)
-			continue
+	for _, extra := range extras {
+		for _, k := range slices.Sorted(maps.Keys(extra)) {
+			if !validEnvName(k) {
+				d.log.Warn("agent env variable with an invalid name skipped", "name", k)
+				continue
+			}
+			if IsDeniedEnv(k) {
+				d.log.Warn("agent env variable refused: it is one of mnote's secrets", "name", k)
+				continue
+			}
+			env = setEnv(env, k, extra[k])
 		}
-		if IsDeniedEnv(k) {
-			d.log.Warn("agent env variable refused: it is one of mnote's secrets", "name", k)
-			continue
-		}
-		env = setEnv(env, k, extra[k])
 	}
 	return env
 }

@@ -5,10 +5,15 @@
 // an optional working directory. The package provides:
 //
 //   - the built-in presets (Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode,
-//     Kimi, Hermes, Reasonix, goose, GitHub Copilot, Cline) with install hints;
+//     Kimi, Hermes, Reasonix, goose, GitHub Copilot, Cline) with install and
+//     login hints and the variables that can carry their API keys;
 //   - custom entries from config.json, in the shape of Zed's "agent_servers"
 //     setting, merged over the presets (LoadConfig, SaveConfig, Config.Runtimes);
 //   - a runtime from a single command line (FromCommandLine, for --agent-cmd);
+//   - agents' API keys (SetSecret, SecretsFor) in secrets.json beside
+//     config.json (mode 0600, folder 0700), loaded with the config and given
+//     to the agent only in its environment (Resolved.Env), never in a JSON
+//     view of a runtime or a log line;
 //   - detection (Detector): the user's login-shell PATH plus the usual Node and
 //     user bin folders, so that a GUI app started from a desktop launcher finds
 //     the same agents as a terminal, and the resolved executable, arguments and
@@ -37,6 +42,16 @@ type Runtime struct {
 	Env         map[string]string `json:"env,omitempty"`
 	Cwd         string            `json:"cwd,omitempty"`
 	InstallHint string            `json:"installHint,omitempty"` // e.g. "npm install -g @zed-industries/claude-code-acp"
+	// LoginHint says how to log in or give the agent a key, e.g. "run
+	// `claude` once and log in with /login".
+	LoginHint string `json:"loginHint,omitempty"`
+	// KeyEnv names the environment variables that can carry the agent's
+	// API key instead of a login (see SetSecret), most useful first.
+	KeyEnv []string `json:"keyEnv,omitempty"`
+	// InitTimeoutSecs bounds initialize and session/new for this agent
+	// (some take tens of seconds on their first start); 0 means the
+	// client's default.
+	InitTimeoutSecs int `json:"initTimeoutSecs,omitempty"`
 	// Alternates are other command+args to try, in order, when Command is not
 	// found, e.g. claude-agent-acp for Claude Code. An alternate whose command
 	// is the same executable as Command (Gemini's --experimental-acp) is never
@@ -44,6 +59,12 @@ type Runtime struct {
 	// fails (an older agent version).
 	Alternates [][]string `json:"alternates,omitempty"`
 	Builtin    bool       `json:"builtin"`
+
+	// secretEnv holds the values stored with SetSecret for this runtime.
+	// Unexported so that no JSON view of a Runtime (mnote agents --json,
+	// the app's agent list) can carry them; Resolve adds them to the
+	// child's environment.
+	secretEnv map[string]string
 }
 
 // CustomName is the name of the runtime built by FromCommandLine.
@@ -54,6 +75,8 @@ type preset struct {
 	name, title string
 	argv        []string // command and args
 	hint        string
+	login       string
+	keyEnv      []string
 	alternates  [][]string
 	env         func() map[string]string // default env, computed at call time
 }
@@ -62,30 +85,48 @@ type preset struct {
 var presets = []preset{
 	{name: "claude-code", title: "Claude Code", argv: []string{"claude-code-acp"},
 		hint:       "npm install -g @zed-industries/claude-code-acp",
+		login:      "run `claude` once and log in with /login, or give an Anthropic API key",
+		keyEnv:     []string{"ANTHROPIC_API_KEY"},
 		alternates: [][]string{{"claude-agent-acp"}},
 		env:        claudeEnv},
 	{name: "codex", title: "Codex", argv: []string{"codex-acp"},
-		hint: "npm install -g @zed-industries/codex-acp"},
+		hint:   "npm install -g @zed-industries/codex-acp",
+		login:  "run `codex login` (ChatGPT account), or give an OpenAI API key",
+		keyEnv: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}},
 	{name: "gemini", title: "Gemini CLI", argv: []string{"gemini", "--acp"},
-		hint: "npm install -g @google/gemini-cli",
+		hint:   "npm install -g @google/gemini-cli",
+		login:  "run `gemini` once and choose Login with Google, or give a Gemini API key",
+		keyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 		// Gemini CLI before --acp was stable only knew --experimental-acp.
 		alternates: [][]string{{"gemini", "--experimental-acp"}}},
 	{name: "qwen", title: "Qwen Code", argv: []string{"qwen", "--acp"},
-		hint: "npm install -g @qwen-code/qwen-code"},
+		hint:   "npm install -g @qwen-code/qwen-code",
+		login:  "run `qwen` once and log in with /auth, or give an OpenAI-compatible key (with OPENAI_BASE_URL and OPENAI_MODEL in the agent's env)",
+		keyEnv: []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY"}},
 	{name: "opencode", title: "OpenCode", argv: []string{"opencode", "acp"},
-		hint: "npm install -g opencode-ai"},
+		hint:  "npm install -g opencode-ai",
+		login: "run `opencode auth login` and pick a provider, or configure one in ~/.config/opencode/opencode.json"},
 	{name: "kimi", title: "Kimi CLI", argv: []string{"kimi", "acp"},
-		hint: "uv tool install --python 3.13 kimi-cli (then run `kimi` once and log in with /login)"},
+		hint:  "uv tool install --python 3.13 kimi-cli",
+		login: "run `kimi` once and log in with /login"},
 	{name: "hermes", title: "Hermes", argv: []string{"hermes", "acp"},
-		hint: "see https://hermes-agent.nousresearch.com/docs for install (a Python tool; then run `hermes model` to pick a provider)"},
+		hint:  "see https://hermes-agent.nousresearch.com/docs for install (a Python tool)",
+		login: "run `hermes model` to pick a provider and enter its key"},
 	{name: "reasonix", title: "Reasonix", argv: []string{"reasonix", "acp"},
-		hint: "npm install -g reasonix (keep optional dependencies: the binary is in @reasonix/cli-*)"},
+		hint: "npm install -g reasonix (keep optional dependencies: the binary is in @reasonix/cli-*)",
+		// Reasonix reads its key from its own .env, not from the process
+		// environment, so there is no key variable to pass.
+		login: "run `reasonix setup` to pick a provider and enter its key (kept in Reasonix's .env)"},
 	{name: "goose", title: "goose", argv: []string{"goose", "acp"},
-		hint: "brew install block-goose-cli, or see https://block.github.io/goose for install"},
+		hint:  "brew install block-goose-cli, or see https://block.github.io/goose for install",
+		login: "run `goose configure` to pick a provider and enter its key"},
 	{name: "copilot", title: "GitHub Copilot", argv: []string{"copilot", "--acp"},
-		hint: "npm install -g @github/copilot"},
+		hint:   "npm install -g @github/copilot",
+		login:  "run `copilot` once and log in with /login (GitHub account), or give a GitHub token",
+		keyEnv: []string{"GH_TOKEN", "GITHUB_TOKEN"}},
 	{name: "cline", title: "Cline", argv: []string{"cline", "--acp"},
-		hint: "npm install -g cline"},
+		hint:  "npm install -g cline",
+		login: "run `cline auth` to sign in or pick a provider and key"},
 }
 
 // claudeEnv is Claude Code's default environment. Claude Code refuses to run
@@ -110,6 +151,8 @@ func Presets() []Runtime {
 			Command:     p.argv[0],
 			Args:        slices.Clone(p.argv[1:]),
 			InstallHint: p.hint,
+			LoginHint:   p.login,
+			KeyEnv:      slices.Clone(p.keyEnv),
 			Alternates:  cloneArgv(p.alternates),
 			Builtin:     true,
 		}
@@ -203,7 +246,9 @@ func validEnvName(s string) bool {
 func (rt Runtime) clone() Runtime {
 	rt.Args = slices.Clone(rt.Args)
 	rt.Env = maps.Clone(rt.Env)
+	rt.KeyEnv = slices.Clone(rt.KeyEnv)
 	rt.Alternates = cloneArgv(rt.Alternates)
+	rt.secretEnv = maps.Clone(rt.secretEnv)
 	return rt
 }
 

@@ -86,9 +86,6 @@ func prepare(sess Session, snap thread.Snapshot, o Options) (*doc, error) {
 		}
 	}
 	snap.Entries = entries
-	if !o.IncludeToolIO {
-		snap.ConfigOptions = nil
-	}
 	if o.Redact {
 		r := o.Redactor
 		if r == nil {

@@ -82,6 +82,9 @@
 //	                                 or "request <m>: error <code> <message>"
 //	{"sleepMs": N}                   sleep (a cancel interrupts it)
 //	{"stderr": "t"}                  t + "\n" to stderr
+//	{"envSha256": "NAME"}            "env NAME sha256: <hex>" (the SHA-256 of
+//	                                 the variable's value, never the value) or
+//	                                 "env NAME: unset"
 //	{"crash": CODE}                  flush stdout, "crashing with CODE" to stderr, exit
 //	{"waitForCancel": true}          block until session/cancel (forever with ignoreCancel)
 //	{"stop": "reason"}               end the turn with that stop reason

@@ -152,6 +152,7 @@ type step struct {
 	Stop           *string         `json:"stop"`
 	Error          *rpcError       `json:"error"`
 	Title          *string         `json:"title"`
+	EnvSha256      *string         `json:"envSha256"`
 }
 
 type methodCall struct {
@@ -209,6 +210,7 @@ func (s *step) actions() []string {
 	add(s.Stop != nil, "stop")
 	add(s.Error != nil, "error")
 	add(s.Title != nil, "title")
+	add(s.EnvSha256 != nil, "envSha256")
 	return a
 }
 

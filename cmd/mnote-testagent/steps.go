@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -165,6 +167,16 @@ func (t *turn) step(st *step) (res turnResult, done bool) {
 		}
 	case st.Stderr != nil:
 		a.logStderr(*st.Stderr)
+	case st.EnvSha256 != nil:
+		// The hash, never the value: tests check that a secret reached
+		// the agent without it ever being written anywhere.
+		v, ok := os.LookupEnv(*st.EnvSha256)
+		if !ok {
+			t.say("env " + *st.EnvSha256 + ": unset")
+			break
+		}
+		sum := sha256.Sum256([]byte(v))
+		t.say("env " + *st.EnvSha256 + " sha256: " + hex.EncodeToString(sum[:]))
 	case st.Crash != nil:
 		a.out.flushWithin(2 * time.Second)
 		a.logStderr("crashing with " + strconv.Itoa(*st.Crash))
