@@ -2,7 +2,7 @@
 #
 #   make run     set up (deps) and start the app
 #   make test    set up and run every test (what .ci/run does)
-#   make build   build/bin/mnote (+ build/bin/mnote-testagent)
+#   make build   build/bin/mnote, mnote-controlplane (+ mnote-testagent for the tests)
 #   make bench   Go benchmarks, bench/*/run.sh and the window's PSS
 #   make install the app for one user under PREFIX (default ~/.local)
 #   make deps    install missing system packages, download Go modules
@@ -42,10 +42,8 @@ frontend:
 build: frontend
 	@mkdir -p $(BIN)
 	$(GO) build -tags $(APP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/mnote .
-	@if compgen -G 'cmd/mnote-testagent/*.go' >/dev/null; then \
-		echo '$(GO) build -tags $(TAGS) -o $(BIN)/mnote-testagent ./cmd/mnote-testagent'; \
-		$(GO) build -tags $(TAGS) -o $(BIN)/mnote-testagent ./cmd/mnote-testagent; \
-	fi
+	$(GO) build -tags $(TAGS) -ldflags "-w -s -X main.Version=$(VERSION)" -o $(BIN)/mnote-controlplane ./cmd/mnote-controlplane
+	$(GO) build -tags $(TAGS) -o $(BIN)/mnote-testagent ./cmd/mnote-testagent
 
 run:
 	@$(MAKE) deps
@@ -59,7 +57,9 @@ test:
 	   $(TIMED) ui-build scripts/frontend.sh build && \
 	   $(TIMED) gofmt    scripts/check-gofmt.sh && \
 	   $(TIMED) vet      $(GO) vet -tags $(TAGS) ./... && \
-	   $(TIMED) go-test  $(GO) test -tags $(TAGS) -count=1 -timeout 8m ./... && \
+	   $(TIMED) go-test  env MNOTE_E2E_AGENTS=0 MNOTE_REQUIRE_POSTGRES=1 $(GO) test -tags $(TAGS) -count=1 -timeout 8m ./... && \
+	   $(TIMED) agents   scripts/agents.sh && \
+	   $(TIMED) e2e-agents env MNOTE_E2E_AGENTS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 6m ./e2e/agents/ && \
 	   $(TIMED) build    $(MAKE) build && \
 	   $(TIMED) window   e2e/window/run.sh && \
 	   $(TIMED) win-chat e2e/window/chat.sh && \

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev) # cgo, GTK 3, WebKitGTK
-test_pkgs=(xvfb xauth xdotool imagemagick tesseract-ocr chromium postgresql) # e2e/window (OCR), e2e/web (Chromium), controlplane (PostgreSQL)
+test_pkgs=(xvfb xauth xdotool imagemagick tesseract-ocr chromium postgresql patch util-linux iproute2) # e2e/window (OCR), e2e/web (Chromium), controlplane (PostgreSQL), workspace diffs (patch), offline agents (unshare, ip)
 
 die() { printf 'deps: %s\n' "$*" >&2; exit 1; }
 
