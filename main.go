@@ -50,7 +50,7 @@ func main() {
 
 	emitter := &app.WailsEmitter{}
 	a := &desktop{log: log, emitter: emitter}
-	svc, err := app.New(app.Config{Paths: store.DefaultPaths(), Emitter: emitter, Logger: log, ClientVersion: cli.Version, PickFolder: a.pickFolder})
+	svc, err := app.New(app.Config{Paths: store.DefaultPaths(), Emitter: emitter, Logger: log, ClientVersion: cli.Version, PickFolder: a.pickFolder, SaveFile: a.saveFile})
 	if err != nil {
 		log.Error("mnote's data folder could not be opened", "err", err)
 		os.Exit(1)
@@ -99,6 +99,14 @@ func (d *desktop) startup(ctx context.Context) {
 }
 
 func (d *desktop) domReady(context.Context) { d.log.Info("page loaded") }
+
+// saveFile is the native save dialog for an export ("" when cancelled).
+func (d *desktop) saveFile(_ context.Context, name string) (string, error) {
+	if d.ctx == nil {
+		return "", errors.New("the window is not ready yet; try again")
+	}
+	return wruntime.SaveFileDialog(d.ctx, wruntime.SaveDialogOptions{Title: "Export the session", DefaultFilename: name, CanCreateDirectories: true})
+}
 
 // pickFolder is the native "Open folder" dialog ("" when cancelled).
 func (d *desktop) pickFolder(context.Context) (string, error) {

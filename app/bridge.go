@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mnote/acp/runtimes"
+	"mnote/cloudsync"
 	"mnote/store"
 	"mnote/workspace"
 )
@@ -46,6 +47,10 @@ type Config struct {
 	// PickFolder shows the native folder dialog (the window's); "" means
 	// cancelled. nil: there is none (mnote serve), the page asks for a path.
 	PickFolder func(ctx context.Context) (string, error)
+	// SaveFile shows the native save dialog for an export named name and
+	// returns the chosen path ("" cancelled). nil (mnote serve): exports
+	// are returned to the page, which downloads them.
+	SaveFile func(ctx context.Context, name string) (string, error)
 }
 
 // Services are the app's services and its live sessions.
@@ -59,6 +64,10 @@ type Services struct {
 	perms *permissions
 	pool  *agentPool
 	ws    *workspaces
+	// sync is the opt-in metadata sync (nil when it could not be opened:
+	// syncErr says why).
+	sync    *cloudsync.Syncer
+	syncErr error
 
 	mu       sync.Mutex
 	live     map[string]*liveSession
@@ -110,6 +119,7 @@ func New(cfg Config) (*Services, error) {
 	s.pool = newAgentPool(s, cfg)
 	s.ws = &workspaces{s: s, open: map[string]*workspace.Workspace{}}
 	s.startWorkspace()
+	s.openSync()
 	return s, nil
 }
 
@@ -213,6 +223,16 @@ func init() {
 		"checkpoints.list":         method((*Services).checkpointsList),
 		"checkpoints.changes":      method((*Services).checkpointsChanges),
 		"checkpoints.revert":       method((*Services).checkpointsRevert),
+		"sessions.export":          method((*Services).sessionsExport),
+		"sync.status":              method((*Services).syncStatus),
+		"sync.configure":           method((*Services).syncConfigure),
+		"sync.enable":              method((*Services).syncEnable),
+		"sync.allowTitles":         method((*Services).syncAllowTitles),
+		"sync.now":                 method((*Services).syncNow),
+		"sync.removeMyData":        method((*Services).syncRemoveMyData),
+		"shares.publish":           method((*Services).sharesPublish),
+		"shares.list":              method((*Services).sharesList),
+		"shares.revoke":            method((*Services).sharesRevoke),
 		"agents.running":           method((*Services).agentsRunning),
 		"sessions.switchAgent":     method((*Services).sessionsSwitchAgent),
 		"sessions.close":           method((*Services).sessionsClose),
@@ -277,6 +297,11 @@ func (s *Services) Shutdown() {
 	s.turns.Wait()
 	s.pool.close()
 	s.ws.closeAll()
+	if s.sync != nil {
+		if err := s.sync.Close(); err != nil {
+			s.log.Warn("closing sync", "err", err)
+		}
+	}
 	if err := s.ix.Close(); err != nil {
 		s.log.Warn("closing the index", "err", err)
 	}

@@ -111,10 +111,14 @@ type SessionsChanged struct {
 func (s *Services) changedPayload(ids ...string) SessionsChanged {
 	var out SessionsChanged
 	for _, id := range ids {
+		if row, err := s.ix.GetSession(context.Background(), id); err == nil {
+			s.enqueueSync(&row, "")
+		}
 		sum, e := s.summary(context.Background(), id)
 		if e != nil {
 			if e.Code == CodeNotFound {
 				out.Removed = append(out.Removed, id)
+				s.enqueueSync(nil, id)
 				continue
 			}
 			s.log.Debug("session summary for sessions:changed", "session", id, "err", e)
@@ -450,6 +454,7 @@ func (s *Services) sessionsDelete(ctx context.Context, a idArgs) (any, *Error) {
 		s.log.Warn("session not removed from the index", "session", a.ID, "err", err)
 	}
 	store.RemoveThreadCache(s.paths, a.ID)
+	s.enqueueSync(nil, a.ID)
 	s.emit(EventSessionsChanged, SessionsChanged{Removed: []string{a.ID}})
 	return nil, nil
 }

@@ -9,9 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"mnote/acp/runtimes"
 	"mnote/app/export"
-	"mnote/cloudsync"
 	"mnote/thread"
 )
 
@@ -98,34 +96,9 @@ func (st *sessionStore) export(w io.Writer, id, format string, o export.Options)
 	return export.Markdown(w, sess, p.th.Snapshot(), o)
 }
 
-// redactor hides, besides the secret shapes it knows, the workspace and
-// home folder paths, the values of the environment variables configured
-// for agents (config.json and the agents' keys) and the sync token.
+// redactor is export.RedactorFor with this run's paths.
 func (e *env) redactor(workspace string) (*export.Redactor, error) {
-	var secrets []string
-	cfg, err := e.config()
-	if err != nil {
-		return nil, fmt.Errorf("%w (redaction needs the agents' configured keys; fix config.json, or export with --redact=false)", err)
-	}
-	for _, rt := range cfg.Runtimes() {
-		for _, v := range rt.Env {
-			secrets = append(secrets, v)
-		}
-	}
-	keys, err := runtimes.SecretsFor(e.paths.ConfigFile)
-	if err != nil {
-		return nil, err
-	}
-	for _, vars := range keys {
-		for _, v := range vars {
-			secrets = append(secrets, v)
-		}
-	}
-	sync, err := cloudsync.Secrets(e.paths)
-	if err != nil {
-		return nil, err
-	}
-	return export.NewRedactor(export.DefaultRedactConfig(workspace, append(secrets, sync...)...)), nil
+	return export.RedactorFor(e.paths, workspace)
 }
 
 // writeFileAtomic writes a file through a temporary file in the same

@@ -1,0 +1,341 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"mnote/app/export"
+	"mnote/cloudsync"
+	"mnote/store"
+	"mnote/thread"
+)
+
+// Sync, shares and exports from the window (API.md "Sync and exports").
+// Sync is off until the user turns it on; with it off, nothing here opens
+// a connection (cloudsync's own guarantee, proven in its tests).
+
+// openSync opens the sync client (its outbox only once sync is on).
+func (s *Services) openSync() {
+	sy, err := cloudsync.Open(cloudsync.Options{
+		Paths: s.paths, Logger: s.log, Sessions: s.ix,
+		TitleFilter: func(t string) string {
+			if r, err := export.RedactorFor(s.paths, ""); err == nil {
+				return r.String(t)
+			}
+			return ""
+		},
+	})
+	if err != nil {
+		// The app works without sync; the settings screen shows why.
+		s.log.Warn("sync is unavailable", "err", err)
+		s.syncErr = err
+		return
+	}
+	s.sync = sy
+}
+
+// enqueueSync queues a session's new metadata (nothing when sync is off).
+func (s *Services) enqueueSync(row *store.SessionRow, removedID string) {
+	if s.sync == nil {
+		return
+	}
+	var err error
+	if row != nil {
+		err = s.sync.Enqueue(context.Background(), cloudsync.MetaFromRow(*row))
+	} else {
+		err = s.sync.EnqueueDelete(context.Background(), removedID)
+	}
+	if err != nil {
+		s.log.Warn("session not queued for sync", "err", err)
+	}
+}
+
+func (s *Services) syncer() (*cloudsync.Syncer, *Error) {
+	if s.sync == nil {
+		msg := "sync is unavailable"
+		if s.syncErr != nil {
+			msg += ": " + s.syncErr.Error()
+		}
+		return nil, &Error{Code: CodeInternal, Message: msg}
+	}
+	return s.sync, nil
+}
+
+func (s *Services) syncStatus(ctx context.Context, _ struct{}) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	st, err := sy.Status(ctx)
+	if err != nil {
+		return nil, errorFrom("sync status", err)
+	}
+	return st, nil
+}
+
+type syncConfigArgs struct {
+	URL         string  `json:"url"`
+	Token       *string `json:"token"` // nil keeps the saved one
+	AllowTitles bool    `json:"allowTitles"`
+}
+
+func (s *Services) syncConfigure(ctx context.Context, a syncConfigArgs) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	if err := sy.Configure(ctx, a.URL, a.Token, a.AllowTitles); err != nil {
+		return nil, newError(CodeBadRequest, "%w", err)
+	}
+	return s.syncStatus(ctx, struct{}{})
+}
+
+type enableArgs struct {
+	On bool `json:"on"`
+}
+
+func (s *Services) syncEnable(ctx context.Context, a enableArgs) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	var err error
+	if a.On {
+		err = sy.Enable(ctx)
+	} else {
+		err = sy.Disable()
+	}
+	if err != nil {
+		return nil, newError(CodeBadRequest, "%w", err)
+	}
+	return s.syncStatus(ctx, struct{}{})
+}
+
+type allowTitlesArgs struct {
+	Allow bool `json:"allow"`
+}
+
+func (s *Services) syncAllowTitles(ctx context.Context, a allowTitlesArgs) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	if err := sy.SetAllowTitles(ctx, a.Allow); err != nil {
+		return nil, errorFrom("sync titles", err)
+	}
+	return s.syncStatus(ctx, struct{}{})
+}
+
+func (s *Services) syncNow(ctx context.Context, _ struct{}) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	if err := sy.SyncNow(ctx); err != nil {
+		return nil, newError(CodeBadRequest, "%w", err)
+	}
+	return s.syncStatus(ctx, struct{}{})
+}
+
+func (s *Services) syncRemoveMyData(ctx context.Context, _ struct{}) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	r, err := sy.RemoveMyData(ctx)
+	if err != nil {
+		return nil, newError(CodeBadRequest, "%w", err)
+	}
+	return r, nil
+}
+
+// ---- exports and shares -----------------------------------------------------------
+
+type exportArgs struct {
+	ID              string `json:"id"`
+	Format          string `json:"format"`
+	Redact          *bool  `json:"redact"` // default: on for md and html, off for jsonl
+	IncludeThoughts bool   `json:"includeThoughts"`
+	IncludeToolIO   bool   `json:"includeToolIO"`
+}
+
+// Exported is an export's file (sessions.export).
+type Exported struct {
+	Filename string `json:"filename"`
+	Mime     string `json:"mime"`
+	Content  string `json:"content"`
+	// Path is where the window saved it (a save dialog); Content is then
+	// empty. "" with empty Content: the dialog was cancelled.
+	Path string `json:"path,omitempty"`
+}
+
+func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	mime := map[string]string{export.FormatMarkdown: "text/markdown", export.FormatHTML: "text/html", export.FormatJSONL: "application/x-ndjson"}[a.Format]
+	if mime == "" {
+		return nil, badRequest("format must be md, html or jsonl, not %q", a.Format)
+	}
+	redact := a.Format != export.FormatJSONL
+	if a.Redact != nil {
+		redact = *a.Redact
+	}
+	var buf bytes.Buffer
+	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.IncludeThoughts, a.IncludeToolIO); e != nil {
+		return nil, e
+	}
+	out := Exported{Filename: "mnote-" + a.ID + "." + a.Format, Mime: mime}
+	if s.cfg.SaveFile != nil {
+		path, err := s.cfg.SaveFile(ctx, out.Filename)
+		if err != nil {
+			return nil, errorFrom("save dialog", err)
+		}
+		if path != "" {
+			if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+				return nil, newError(CodeWriteFailed, "save the export: %w", err)
+			}
+		}
+		out.Path = path
+		return out, nil
+	}
+	out.Content = buf.String()
+	return out, nil
+}
+
+// export writes one session: the transcript itself for jsonl (redacted
+// line by line when asked), else the thread rendered.
+func (s *Services) export(ctx context.Context, w *bytes.Buffer, id, format string, redact, thoughts, toolIO bool) *Error {
+	sess, snap, e := s.exportSource(ctx, id)
+	if e != nil {
+		return e
+	}
+	o := export.Options{Redact: redact, IncludeThoughts: thoughts, IncludeToolIO: toolIO}
+	if redact {
+		r, err := export.RedactorFor(s.paths, sess.Workspace)
+		if err != nil {
+			return newError(CodeBadRequest, "%w", err)
+		}
+		o.Redactor = r
+	}
+	var err error
+	switch format {
+	case export.FormatJSONL:
+		f, ferr := os.Open(s.paths.TranscriptPath(id))
+		if ferr != nil {
+			return notFound(id, ferr)
+		}
+		defer f.Close()
+		err = export.JSONL(w, f, o.Redactor)
+	case export.FormatHTML:
+		err = export.HTML(w, sess, snap, o)
+	default:
+		err = export.Markdown(w, sess, snap, o)
+	}
+	if err != nil {
+		return errorFrom("export "+id, err)
+	}
+	return nil
+}
+
+// exportSource is a session's description and thread, from the live
+// session or its transcript.
+func (s *Services) exportSource(ctx context.Context, id string) (export.Session, thread.Snapshot, *Error) {
+	sum, e := s.summary(ctx, id)
+	if e != nil {
+		return export.Session{}, thread.Snapshot{}, e
+	}
+	var snap thread.Snapshot
+	if l := s.liveOf(id); l != nil {
+		l.sess.Thread(func(th *thread.Thread) { snap = th.Snapshot() })
+	} else {
+		th, _, _, err := store.LoadThread(s.paths.TranscriptPath(id))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return export.Session{}, thread.Snapshot{}, notFound(id, err)
+			}
+			return export.Session{}, thread.Snapshot{}, errorFrom("read session "+id, err)
+		}
+		snap = th.Snapshot()
+	}
+	return export.Session{ID: id, Title: sum.Title, Runtime: sum.Agent, Workspace: sum.Workspace,
+		CreatedMs: sum.CreatedMs, UpdatedMs: sum.UpdatedMs, Turns: sum.Turns}, snap, nil
+}
+
+type publishArgs struct {
+	ID              string `json:"id"`
+	ExpiresInDays   int    `json:"expiresInDays"` // 0: until revoked
+	IncludeThoughts bool   `json:"includeThoughts"`
+	IncludeToolIO   bool   `json:"includeToolIO"`
+}
+
+func (s *Services) sharesPublish(ctx context.Context, a publishArgs) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	if a.ExpiresInDays < 0 || a.ExpiresInDays > 3650 {
+		return nil, badRequest("expiresInDays must be between 0 (never) and 3650")
+	}
+	sess, snap, e := s.exportSource(ctx, a.ID)
+	if e != nil {
+		return nil, e
+	}
+	r, err := export.RedactorFor(s.paths, sess.Workspace)
+	if err != nil {
+		return nil, newError(CodeBadRequest, "%w", err)
+	}
+	// A share is always redacted.
+	shot, err := export.Share(sess, snap, export.Options{Redact: true, Redactor: r, IncludeThoughts: a.IncludeThoughts, IncludeToolIO: a.IncludeToolIO})
+	if err != nil {
+		return nil, errorFrom("prepare the share", err)
+	}
+	row, err := s.ix.GetSession(ctx, a.ID)
+	if err != nil {
+		return nil, errorFrom("read session "+a.ID, err)
+	}
+	var expires time.Time
+	if a.ExpiresInDays > 0 {
+		expires = time.Now().Add(time.Duration(a.ExpiresInDays) * 24 * time.Hour)
+	}
+	sh, err := sy.Publish(ctx, shot, cloudsync.MetaFromRow(row), expires)
+	if err != nil {
+		return nil, newError(CodeBadRequest, "publish: %w", err)
+	}
+	return sh, nil
+}
+
+func (s *Services) sharesList(ctx context.Context, _ struct{}) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	list, err := sy.Shares(ctx)
+	if err != nil {
+		return nil, newError(CodeBadRequest, "%w", err)
+	}
+	return list, nil
+}
+
+func (s *Services) sharesRevoke(ctx context.Context, a idArgs) (any, *Error) {
+	sy, e := s.syncer()
+	if e != nil {
+		return nil, e
+	}
+	if strings.TrimSpace(a.ID) == "" {
+		return nil, badRequest("which share?")
+	}
+	if err := sy.Unshare(ctx, a.ID); err != nil {
+		return nil, newError(CodeBadRequest, "%w", err)
+	}
+	return nil, nil
+}
+
