@@ -34,6 +34,11 @@ type Agent struct {
 	Hint       string   `json:"hint,omitempty"`
 	Error      string   `json:"error,omitempty"`
 	StderrTail string   `json:"stderrTail,omitempty"`
+	// LoginHint says how to log in; KeyEnv are the variables that can
+	// carry its key; Keys the ones mnote keeps for it (names only).
+	LoginHint string   `json:"loginHint,omitempty"`
+	KeyEnv    []string `json:"keyEnv,omitempty"`
+	Keys      []string `json:"keys,omitempty"`
 }
 
 // AuthMethod is one way to log in to an agent.
@@ -41,6 +46,11 @@ type AuthMethod struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
+	// Command is the exact command of a terminal method (run it in a
+	// terminal: agents.openTerminal does); EnvVars the variables of a key
+	// method (give them with agents.setKey).
+	Command string   `json:"command,omitempty"`
+	EnvVars []string `json:"envVars,omitempty"`
 }
 
 // AgentCheck is what agents.check found (API.md "AgentCheck").
@@ -161,6 +171,14 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 		s.log.Warn("agent config", "err", err)
 	}
 	statuses := s.det.Status(cfg.Runtimes())
+	// The names of the keys kept for each agent (read now: the detector's
+	// statuses may be older than the last agents.setKey).
+	var keys map[string][]string
+	if sec, err := runtimes.SecretsFor(s.paths.ConfigFile); err == nil {
+		keys = sec.Names()
+	} else {
+		s.log.Warn("agent keys", "err", err)
+	}
 	s.mu.Lock()
 	known := maps.Clone(s.agentSt)
 	s.mu.Unlock()
@@ -168,7 +186,7 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 	for _, st := range statuses {
 		rt := st.Runtime
 		a := Agent{Name: rt.Name, Title: rt.Title, Command: rt.Command, Args: rt.Args, Builtin: rt.Builtin,
-			Path: st.Path, Hint: st.Hint, Error: st.Error}
+			Path: st.Path, Hint: st.Hint, Error: st.Error, LoginHint: rt.LoginHint, KeyEnv: rt.KeyEnv, Keys: keys[rt.Name]}
 		if a.Args == nil {
 			a.Args = []string{}
 		}
@@ -202,7 +220,7 @@ func (s *Services) agentsCheck(ctx context.Context, a nameArgs) (any, *Error) {
 		return nil, e
 	}
 	start := time.Now()
-	ag, err := s.startAgent(ctx, rt, res, s.cfg.Workspace, min(s.cfg.InitTimeout, 60*time.Second))
+	ag, err := s.startAgent(ctx, rt, res, s.defaultCwd(), min(s.initTimeout(rt), 60*time.Second))
 	if err != nil {
 		s.noteAgent(rt.Name, err)
 		return nil, errorFrom("", err)
@@ -211,7 +229,7 @@ func (s *Services) agentsCheck(ctx context.Context, a nameArgs) (any, *Error) {
 	ag.Stop()
 	in := ag.Init
 	out := AgentCheck{Name: rt.Name, Protocol: in.ProtocolVersion, LoadSession: in.AgentCapabilities.LoadSession,
-		AuthMethods: authMethods(in.AuthMethods), StartMs: elapsed.Milliseconds()}
+		AuthMethods: authMethods(in.AuthMethods, res.Path), StartMs: elapsed.Milliseconds()}
 	if in.AgentInfo != nil {
 		out.AgentName, out.AgentVersion = in.AgentInfo.Name, in.AgentInfo.Version
 	}
@@ -227,12 +245,42 @@ func (s *Services) agentStatus(name string) agentState {
 	return s.agentSt[name]
 }
 
-func authMethods(in []acp.AuthMethod) []AuthMethod {
+// authMethods describes an agent's login methods; agentPath is its
+// executable (a terminal method without a command of its own runs it).
+func authMethods(in []acp.AuthMethod, agentPath string) []AuthMethod {
 	out := make([]AuthMethod, 0, len(in))
 	for _, m := range in {
-		out = append(out, AuthMethod{ID: m.ID, Name: m.Name, Description: m.Description})
+		am := AuthMethod{ID: m.ID, Name: m.Name, Description: m.Description, EnvVars: m.EnvVars()}
+		if t, ok := m.Terminal(); ok {
+			cmd := t.Command
+			if cmd == "" {
+				cmd = agentPath
+			}
+			if cmd != "" {
+				am.Command = envPrefix(t.Env) + runtimes.CommandLine(cmd, t.Args)
+			}
+		}
+		out = append(out, am)
 	}
 	return out
+}
+
+// envPrefix is "A=1 B=2 " for a command line.
+func envPrefix(env map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		b.WriteString(k + "=" + runtimes.CommandLine(env[k], nil) + " ")
+	}
+	return b.String()
+}
+
+// initTimeout is the agent's start timeout: its own (config.json
+// init_timeout_secs; slow first starts), else the app's.
+func (s *Services) initTimeout(rt runtimes.Runtime) time.Duration {
+	if rt.InitTimeoutSecs > 0 {
+		return time.Duration(rt.InitTimeoutSecs) * time.Second
+	}
+	return s.cfg.InitTimeout
 }
 
 type customArgs struct {
@@ -293,20 +341,27 @@ func (s *Services) agentsRemoveCustom(_ context.Context, a nameArgs) (any, *Erro
 }
 
 // needsAuthError describes an agent that wants the user to log in.
-func needsAuthError(title string, methods []acp.AuthMethod, err error) *Error {
+func needsAuthError(title, agentPath string, methods []acp.AuthMethod, err error) *Error {
 	e := &Error{Code: CodeNeedsAuth, cause: err}
 	if len(methods) == 0 {
 		e.Message = fmt.Sprintf("%s needs you to log in first (run it once in a terminal and log in).", title)
 		return e
 	}
 	names := make([]string, len(methods))
-	lines := make([]string, len(methods))
-	for i, m := range methods {
+	lines := make([]string, 0, len(methods))
+	for i, m := range authMethods(methods, agentPath) {
 		names[i] = m.Name
-		lines[i] = m.ID + ": " + m.Name
+		line := m.ID + ": " + m.Name
 		if m.Description != "" {
-			lines[i] += " — " + m.Description
+			line += " — " + m.Description
 		}
+		if m.Command != "" {
+			line += "\n  run in a terminal: " + m.Command
+		}
+		if len(m.EnvVars) > 0 {
+			line += "\n  or give its key: " + strings.Join(m.EnvVars, ", ")
+		}
+		lines = append(lines, line)
 	}
 	e.Message = fmt.Sprintf("%s needs you to log in first; it offers: %s.", title, strings.Join(names, ", "))
 	e.Details = strings.Join(lines, "\n")
@@ -320,7 +375,7 @@ func bindError(rt runtimes.Runtime, a *acp.Agent, err error) *Error {
 		if a != nil {
 			methods = a.Init.AuthMethods
 		}
-		return needsAuthError(rt.Title, methods, err)
+		return needsAuthError(rt.Title, rt.Command, methods, err)
 	}
 	e := errorFrom("", err)
 	if e.Code == CodeInternal {

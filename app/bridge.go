@@ -234,6 +234,8 @@ func init() {
 		"shares.list":              method((*Services).sharesList),
 		"shares.revoke":            method((*Services).sharesRevoke),
 		"agents.running":           method((*Services).agentsRunning),
+		"agents.setKey":            method((*Services).agentsSetKey),
+		"agents.openTerminal":      method((*Services).agentsOpenTerminal),
 		"sessions.switchAgent":     method((*Services).sessionsSwitchAgent),
 		"sessions.close":           method((*Services).sessionsClose),
 		"permissions.decide":       method((*Services).permissionsDecide),

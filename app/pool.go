@@ -109,7 +109,7 @@ func (p *agentPool) acquire(ctx context.Context, rt runtimes.Runtime, res runtim
 		go a.Stop()
 	}
 
-	a, err := p.s.startAgent(ctx, rt, res, dir, p.s.cfg.InitTimeout)
+	a, err := p.s.startAgent(ctx, rt, res, dir, p.s.initTimeout(rt))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.pending--

@@ -338,4 +338,3 @@ func (s *Services) sharesRevoke(ctx context.Context, a idArgs) (any, *Error) {
 	}
 	return nil, nil
 }
-
