@@ -16,6 +16,7 @@ import (
 	"mnote/acp"
 	"mnote/acp/runtimes"
 	"mnote/app/chat"
+	"mnote/workspace"
 )
 
 // Exit codes of `mnote prompt`.
@@ -189,9 +190,24 @@ func (c *promptCmd) run(e *env, text string) int {
 	if prior != nil {
 		agentSession = prior.agentSessionID
 	}
+	// The agent's fs/* requests are confined to the folder as in the app
+	// (paths outside, symlinks leading out, FIFOs, devices, /proc and hard
+	// links refused and recorded).
+	var agentFS acp.FileSystem
+	if w, err := workspace.Open(cwd, workspace.Options{Logger: e.log}); err == nil {
+		defer w.Close()
+		agentFS = w.AgentFS(workspace.Hooks{
+			OnWrite: func(rel string, before, after []byte, existed bool) {
+				sess.FileWritten(w.Abs(rel), before, after, existed)
+			},
+			OnRefused: sess.FSRefused,
+		})
+	} else {
+		e.log.Debug("folder confinement: plain", "err", err)
+	}
 	binding, err := sess.Bind(ctx, agent, chat.BindOptions{
 		Runtime: rt.Name, Command: runtimes.CommandLine(resolved.Path, resolved.Args),
-		AgentSessionID: agentSession, Cwd: cwd,
+		AgentSessionID: agentSession, Cwd: cwd, FS: agentFS,
 	})
 	if err != nil {
 		return fail(agentExit(err), err)
