@@ -210,12 +210,18 @@ type nameArgs struct {
 	Name string `json:"name"`
 }
 
-func (s *Services) agentsCheck(ctx context.Context, a nameArgs) (any, *Error) {
-	rt, e := s.runtime(a.Name)
+// found is a named agent and its executable.
+func (s *Services) found(name string) (runtimes.Runtime, runtimes.Resolved, *Error) {
+	rt, e := s.runtime(name)
 	if e != nil {
-		return nil, e
+		return rt, runtimes.Resolved{}, e
 	}
 	res, e := s.resolve(rt)
+	return rt, res, e
+}
+
+func (s *Services) agentsCheck(ctx context.Context, a nameArgs) (any, *Error) {
+	rt, res, e := s.found(a.Name)
 	if e != nil {
 		return nil, e
 	}

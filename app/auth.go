@@ -52,11 +52,7 @@ var terminals = [][]string{
 // agentsOpenTerminal opens a terminal window running an agent's login
 // command, so the user can log in there.
 func (s *Services) agentsOpenTerminal(ctx context.Context, a terminalArgs) (any, *Error) {
-	rt, e := s.runtime(a.Name)
-	if e != nil {
-		return nil, e
-	}
-	res, e := s.resolve(rt)
+	rt, res, e := s.found(a.Name)
 	if e != nil {
 		return nil, e
 	}
