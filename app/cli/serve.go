@@ -366,7 +366,7 @@ func statusOf(code string) int {
 		return http.StatusUnauthorized
 	case app.CodeNotFound:
 		return http.StatusNotFound
-	case app.CodeBusy:
+	case app.CodeBusy, app.CodeConflict:
 		return http.StatusConflict
 	case app.CodeAgentMissing, app.CodeAgentFailed, app.CodeNeedsAuth:
 		return http.StatusFailedDependency

@@ -7,6 +7,12 @@
 //   VITE_MOCK_SCENARIO=perf …             a 20,000-entry session; sending a
 //                                         prompt streams 50,000 chunks and the
 //                                         frame times go to document.title
+//   VITE_MOCK_SCENARIO=tree10k …          a workspace of 10,000 notes in
+//                                         1,000 folders (dev/mockfs.ts)
+//
+// The workspace (tree, buffers, checkpoints) lives in dev/mockfs.ts; the
+// demo turn's edit is an agent write (the open editor and the tree follow,
+// the turn gets a checkpoint), and window.__mockfs makes external edits.
 //
 // Never part of a normal build (main.ts imports it only in mode "mock").
 
@@ -19,6 +25,7 @@ import type {
   ThreadEvent,
   Usage,
 } from '../src/api/types';
+import { MockFS } from './mockfs';
 
 type Listener = (data: unknown) => void;
 
@@ -253,6 +260,14 @@ function fail(code: string, message: string, details?: string): never {
   throw JSON.stringify({ code, message, details });
 }
 
+const mockfs = new MockFS(emit, fail, scenario);
+(window as unknown as { __mockfs: unknown }).__mockfs = {
+  external: (path: string, content: string) => mockfs.external(path, content),
+  remove: (path: string) => mockfs.externalRemove(path),
+  agentWrite: (path: string, content: string) => mockfs.agentWrite('s1', 1, path, content),
+  read: (path: string) => mockfs.files.get(path),
+};
+
 function get(id: unknown): MockSession {
   const s = sessions.get(String(id));
   if (!s) fail('not_found', 'No such session.');
@@ -277,7 +292,17 @@ function upsert(s: MockSession, e: Entry) {
   emitThread(s, 'entry', structuredClone(e));
 }
 
-async function demoTurn(s: MockSession, text: string) {
+/** What the prompt carried besides its text, said back (to see it in the UI). */
+function carried(args: Record<string, unknown>): string {
+  const ctx = args.context as { path?: string; selection?: { fromLine: number; toLine: number } } | undefined;
+  const mentions = (args.mentions as string[] | undefined) ?? [];
+  const parts: string[] = [];
+  if (ctx?.path) parts.push(`context \`${ctx.path}\`${ctx.selection ? ` (lines ${ctx.selection.fromLine}–${ctx.selection.toLine})` : ''}`);
+  if (mentions.length) parts.push(`mentions ${mentions.map((m) => '`' + m + '`').join(', ')}`);
+  return parts.length ? `You sent me ${parts.join(' and ')}.\n\n` : '';
+}
+
+async function demoTurn(s: MockSession, text: string, args: Record<string, unknown> = {}) {
   s.running = true;
   s.turn++;
   ids = s.entries.length;
@@ -325,13 +350,17 @@ async function demoTurn(s: MockSession, text: string) {
   emitThread(s, 'permission_resolved', { requestId: req.requestId, optionId });
   const opt = req.options.find((o) => o.optionId === optionId);
   const ok = !!opt && opt.kind.startsWith('allow');
+  if (ok) {
+    const cur = mockfs.files.get('notes/garden.md') ?? '# Garden\n';
+    mockfs.agentWrite(s.summary.id, s.turn, 'notes/garden.md', cur.replace(/\n?$/, '\n') + '- chili peppers\n');
+  }
   edit.toolCall = { ...edit.toolCall!, status: ok ? 'completed' : 'rejected', decision: opt?.kind ?? 'cancelled', endedMs: Date.now() };
   upsert(s, edit);
 
   upsert(s, entry('plan', s.turn, { plan: [{ content: 'Read the garden note', status: 'completed' }, { content: 'Add chili peppers', status: ok ? 'completed' : 'pending' }] }));
   const msg = entry('assistant_message', s.turn, { text: '', streaming: true });
   upsert(s, msg);
-  await stream(s, msg, ok ? ANSWER : 'Understood, I left the note as it was.', 7, 16);
+  await stream(s, msg, carried(args) + (ok ? ANSWER : 'Understood, I left the note as it was.'), 7, 16);
   msg.streaming = false;
   s.usage = { ...s.usage, used: s.usage.used + 3100 };
   emitThread(s, 'meta', { usage: s.usage });
@@ -436,7 +465,7 @@ async function call(method: string, args: Record<string, unknown>): Promise<unkn
       const s = get(args.id);
       if (s.running) fail('busy', 'A turn is already running.');
       if (!s.summary.title) s.summary = { ...s.summary, title: String(args.text).slice(0, 48) };
-      void (scenario === 'perf' ? perfTurn(s) : demoTurn(s, String(args.text)));
+      void (scenario === 'perf' ? perfTurn(s) : demoTurn(s, String(args.text), args));
       return { turn: s.turn + 1 };
     }
     case 'sessions.cancel': {
@@ -496,6 +525,46 @@ async function call(method: string, args: Record<string, unknown>): Promise<unkn
     }
     case 'sessions.close':
       return {};
+    case 'workspace.get':
+      return mockfs.get();
+    case 'workspace.open':
+      return mockfs.open(args.dir);
+    case 'workspace.pick':
+      return fail('bad_request', 'There is no folder dialog here: type the folder’s path.');
+    case 'workspace.tree':
+      return mockfs.tree(!!args.all);
+    case 'workspace.find':
+      return mockfs.find(args.query, args.limit);
+    case 'files.open':
+      return mockfs.fileOpen(args.path);
+    case 'files.update':
+      return mockfs.update(args.path, args.content);
+    case 'files.save':
+      return mockfs.save(args.path, args.content);
+    case 'files.close':
+      mockfs.close(args.path);
+      return {};
+    case 'files.diff':
+      return { diff: mockfs.diff(args.path) };
+    case 'files.resolve':
+      return mockfs.resolve(args.path, args.take);
+    case 'files.create':
+      mockfs.create(args.path, args.dir);
+      return {};
+    case 'files.rename':
+      mockfs.rename(args.from, args.to);
+      return {};
+    case 'files.delete':
+      return mockfs.remove(args.path);
+    case 'files.restore':
+      mockfs.restore(args.trash);
+      return {};
+    case 'checkpoints.list':
+      return mockfs.cpList(args.sessionId);
+    case 'checkpoints.changes':
+      return mockfs.cpChanges(args.sessionId, args.turn);
+    case 'checkpoints.revert':
+      return mockfs.cpRevert(args.sessionId, args.turn);
     case 'permissions.decide': {
       const s = get(args.sessionId);
       const w = s.waiters.get(String(args.requestId));

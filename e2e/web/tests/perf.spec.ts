@@ -6,6 +6,8 @@
 // bounds a person would notice: no main-thread task over 200 ms, a big
 // session open in under 2 s. The targets (50 ms tasks, 500 ms to open) are
 // printed, with a WARN line when missed.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { composer, expect, openApp, pickTestAgent, recordPerf, sendSteps, stopButton, test, thread, waitTurnEnd, type Page } from './fixtures';
 
 // Asserted: well above what this shared 2-core machine shows now (60–200 ms)
@@ -109,6 +111,24 @@ function judgeLongTasks(label: string, maxMs: number, asserted = true): void {
   }
 }
 
+/** With MNOTE_E2E_PROFILE=DIR, records the page's CPU profile (Chrome
+ * DevTools format) of a measured window into DIR/<name>.cpuprofile, to see
+ * what a long task was. Returns the function that stops and saves it. */
+async function startProfile(page: Page, name: string): Promise<() => Promise<void>> {
+  const dir = process.env.MNOTE_E2E_PROFILE;
+  if (!dir) return async () => {};
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  return async () => {
+    const { profile } = await cdp.send('Profiler.stop');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    console.log(`profile: ${path.join(dir, name + '.cpuprofile')}`);
+  };
+}
+
 /** Sends a prompt and marks the moment in the page (the turn's clock starts). */
 async function sendTimed(page: Page, steps: unknown[]): Promise<void> {
   const box = composer(page);
@@ -150,12 +170,14 @@ test.describe('perf', () => {
     await waitTurnEnd(page);
 
     await resetPerf(page);
+    const stopProfile = await startProfile(page, 'stream50k');
     await sendTimed(page, [{ flood: N }]);
     const finishMs = await turnTime(page, 90_000);
     const streaming = await readPerf(page);
     // The final (non-streaming) render comes right after the turn ends.
     await page.waitForTimeout(1500);
     const withFinal = await readPerf(page);
+    await stopProfile();
 
     // All of it arrived: the first and the last chunk are on screen.
     const answer = thread(page).getByTestId('assistant-message').last();

@@ -6,14 +6,23 @@ import { pickTransport, type ConnectionState, type Transport } from './transport
 import type {
   Agent,
   AgentCheck,
+  BufferState,
   CustomAgentInput,
   EventMap,
   EventName,
+  FileDiff,
+  FindHit,
   Hit,
   PermissionRequest,
+  PromptExtras,
+  RevertResult,
   RunningAgent,
   SessionSummary,
   Snapshot,
+  Trashed,
+  TreeNode,
+  TurnChanges,
+  WorkspaceInfo,
 } from './types';
 
 export interface Client {
@@ -29,7 +38,7 @@ export interface Client {
     list(args?: { limit?: number; offset?: number }): Promise<SessionSummary[]>;
     create(args: { agent: string; cwd?: string }): Promise<SessionSummary>;
     open(id: string): Promise<Snapshot>;
-    prompt(id: string, text: string): Promise<{ turn: number }>;
+    prompt(id: string, text: string, extra?: PromptExtras): Promise<{ turn: number }>;
     cancel(id: string): Promise<void>;
     rename(id: string, title: string): Promise<SessionSummary>;
     delete(id: string): Promise<void>;
@@ -43,6 +52,33 @@ export interface Client {
   };
   permissions: {
     decide(sessionId: string, requestId: string, optionId: string): Promise<void>;
+  };
+  workspace: {
+    /** The open folder, or null when none is. */
+    get(): Promise<WorkspaceInfo | null>;
+    open(dir: string): Promise<WorkspaceInfo>;
+    /** The native folder dialog; null when cancelled. */
+    pick(): Promise<WorkspaceInfo | null>;
+    tree(args?: { all?: boolean; filter?: string }): Promise<TreeNode>;
+    find(query: string, limit?: number): Promise<FindHit[]>;
+  };
+  files: {
+    open(path: string): Promise<BufferState>;
+    update(path: string, content: string): Promise<BufferState>;
+    save(path: string, content: string): Promise<BufferState>;
+    close(path: string): Promise<void>;
+    /** Unified diff mine → theirs of a conflicted buffer. */
+    diff(path: string): Promise<string>;
+    resolve(path: string, take: 'mine' | 'theirs'): Promise<BufferState>;
+    create(path: string, dir?: boolean): Promise<void>;
+    rename(from: string, to: string): Promise<void>;
+    delete(path: string): Promise<Trashed>;
+    restore(trash: Trashed): Promise<void>;
+  };
+  checkpoints: {
+    list(sessionId: string): Promise<TurnChanges[]>;
+    changes(sessionId: string, turn: number): Promise<FileDiff[]>;
+    revert(sessionId: string, turn: number): Promise<RevertResult>;
   };
   on<K extends EventName>(name: K, cb: (data: EventMap[K]) => void): () => void;
   onReconnect(cb: () => void): () => void;
@@ -60,6 +96,18 @@ function obj<T>(x: unknown, method: string): T {
     throw new ApiError('internal', `The app answered ${method} without a result.`);
   }
   return x as T;
+}
+
+/** A WorkspaceInfo, or null for null/{} (no folder open; the mock answers {}). */
+function info(x: unknown): WorkspaceInfo | null {
+  if (!x || typeof x !== 'object' || typeof (x as WorkspaceInfo).dir !== 'string') return null;
+  const w = x as WorkspaceInfo;
+  return { ...w, recent: arr<string>(w.recent), canPick: !!w.canPick };
+}
+
+function buffer(x: unknown, method: string): BufferState {
+  const b = obj<BufferState>(x, method);
+  return { ...b, content: typeof b.content === 'string' ? b.content : '', dirty: !!b.dirty, version: Number(b.version) || 0 };
 }
 
 function normalizeSnapshot(s: Snapshot): Snapshot {
@@ -89,8 +137,11 @@ export function createClient(t: Transport): Client {
       list: async (args = {}) => arr<SessionSummary>(await call('sessions.list', args)),
       create: async (args) => obj<SessionSummary>(await call('sessions.create', args), 'sessions.create'),
       open: async (id) => normalizeSnapshot(obj<Snapshot>(await call('sessions.open', { id }), 'sessions.open')),
-      prompt: async (id, text) => {
-        const r = (await call('sessions.prompt', { id, text })) as { turn?: number } | undefined;
+      prompt: async (id, text, extra) => {
+        const args: Record<string, unknown> = { id, text };
+        if (extra?.context) args.context = extra.context;
+        if (extra?.mentions?.length) args.mentions = extra.mentions;
+        const r = (await call('sessions.prompt', args)) as { turn?: number } | undefined;
         return { turn: r?.turn ?? 0 };
       },
       cancel: async (id) => void (await call('sessions.cancel', { id })),
@@ -110,6 +161,48 @@ export function createClient(t: Transport): Client {
     permissions: {
       decide: async (sessionId, requestId, optionId) =>
         void (await call('permissions.decide', { sessionId, requestId, optionId })),
+    },
+    workspace: {
+      get: async () => info(await call('workspace.get')),
+      open: async (dir) => {
+        const w = info(await call('workspace.open', { dir }));
+        if (!w) throw new ApiError('internal', 'The app answered workspace.open without a folder.');
+        return w;
+      },
+      pick: async () => info(await call('workspace.pick')),
+      tree: async (args = {}) => {
+        const n = obj<TreeNode>(await call('workspace.tree', args), 'workspace.tree');
+        return { ...n, name: n.name ?? '', path: n.path ?? '', dir: true, children: arr<TreeNode>(n.children) };
+      },
+      find: async (query, limit) =>
+        arr<FindHit>(await call('workspace.find', limit === undefined ? { query } : { query, limit })),
+    },
+    files: {
+      open: async (path) => buffer(await call('files.open', { path }), 'files.open'),
+      update: async (path, content) => buffer(await call('files.update', { path, content }), 'files.update'),
+      save: async (path, content) => buffer(await call('files.save', { path, content }), 'files.save'),
+      close: async (path) => void (await call('files.close', { path })),
+      diff: async (path) => {
+        const r = (await call('files.diff', { path })) as { diff?: string } | undefined;
+        return typeof r?.diff === 'string' ? r.diff : '';
+      },
+      resolve: async (path, take) => buffer(await call('files.resolve', { path, take }), 'files.resolve'),
+      create: async (path, dir) => void (await call('files.create', dir ? { path, dir: true } : { path })),
+      rename: async (from, to) => void (await call('files.rename', { from, to })),
+      delete: async (path) => {
+        const r = (await call('files.delete', { path })) as { trash?: Trashed } | undefined;
+        return r?.trash ?? {};
+      },
+      restore: async (trash) => void (await call('files.restore', { trash })),
+    },
+    checkpoints: {
+      list: async (sessionId) =>
+        arr<TurnChanges>(await call('checkpoints.list', { sessionId })).map((t) => ({ ...t, files: arr(t.files) })),
+      changes: async (sessionId, turn) => arr<FileDiff>(await call('checkpoints.changes', { sessionId, turn })),
+      revert: async (sessionId, turn) => {
+        const r = obj<RevertResult>(await call('checkpoints.revert', { sessionId, turn }), 'checkpoints.revert');
+        return { ...r, restored: arr(r.restored), deleted: arr(r.deleted), skipped: arr(r.skipped) };
+      },
     },
     on: (name, cb) => t.on(name, cb as (d: unknown) => void),
     onReconnect: (cb) => t.onReconnect(cb),

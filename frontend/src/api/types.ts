@@ -288,6 +288,133 @@ export interface ThreadSnapshot {
   stopReason?: string;
 }
 
+// ---- Workspace (the folder of notes) ------------------------------------------
+// Paths are workspace-relative with "/" separators ("" is the root).
+
+export interface WorkspaceInfo {
+  /** Absolute folder. */
+  dir: string;
+  name: string;
+  /** Absolute folders, newest first. */
+  recent: string[];
+  /** A native folder dialog exists (the window; not mnote serve). */
+  canPick: boolean;
+}
+
+/** A file or folder of workspace.tree. */
+export interface TreeNode {
+  name: string;
+  path: string;
+  dir?: boolean;
+  /** A symbolic link (inside the workspace). */
+  link?: boolean;
+  children?: TreeNode[] | null;
+}
+
+/** A workspace.find match, best first. */
+export interface FindHit {
+  path: string;
+  name: string;
+  dir?: boolean;
+  score: number;
+}
+
+/** An open file as Go holds it (its content includes unsaved edits). */
+export interface BufferState {
+  path: string;
+  content: string;
+  /** Content has edits not saved to disk. */
+  dirty: boolean;
+  /** The file changed on disk while the buffer was dirty. */
+  conflict?: boolean;
+  /** The file is gone from disk (saving creates it again). */
+  deleted?: boolean;
+  /** Increases with every change to the buffer. */
+  version: number;
+}
+
+/** A deleted file or folder in the trash: opaque, passed back to files.restore. */
+export type Trashed = Record<string, unknown>;
+
+export type FileOp = 'created' | 'changed' | 'removed';
+
+/** A file a turn changed (checkpoints.list). */
+export interface TurnFile {
+  path: string;
+  op: FileOp | string;
+  /** Why its content before the turn was not kept (not text, too big): it cannot be reverted. */
+  notKept?: string;
+}
+
+/** A turn of a session that changed files. */
+export interface TurnChanges {
+  turn: number;
+  files: TurnFile[];
+  /** When the turn's changes were reverted. */
+  reverted?: string;
+  ended: string;
+}
+
+/** A file's unified diff (checkpoints.changes). */
+export interface FileDiff {
+  path: string;
+  op: FileOp | string;
+  diff: string;
+  notKept?: string;
+}
+
+export interface RevertResult {
+  restored: string[];
+  deleted: string[];
+  skipped?: { path: string; notKept: string }[] | null;
+}
+
+/** The open file (and selection) offered to the agent with a prompt. */
+export interface PromptContext {
+  path: string;
+  selection?: { text: string; fromLine: number; toLine: number };
+}
+
+/** What sessions.prompt carries besides the text. */
+export interface PromptExtras {
+  context?: PromptContext;
+  /** @-mentioned workspace paths. */
+  mentions?: string[];
+}
+
+export type ChangeOp = 'created' | 'changed' | 'removed' | 'renamed';
+
+/** A path that changed on disk. */
+export interface WorkspaceChange {
+  path: string;
+  op: ChangeOp | string;
+  /** The old path of a rename. */
+  from?: string;
+  dir?: boolean;
+  /** Who wrote it when mnote did (empty: another program, e.g. an agent writing to disk itself). */
+  origin?: 'app' | 'agent' | string;
+  /** The agent turn running when the change was seen. */
+  turn?: string;
+}
+
+export type BufferEventKind = 'reloaded' | 'conflict' | 'deleted' | 'restored' | 'written' | 'moved';
+
+export interface BufferEvent {
+  kind: BufferEventKind | string;
+  buffer: BufferState;
+  /** The old path (moved). */
+  from?: string;
+}
+
+/** workspace:changed */
+export interface WorkspaceChanged {
+  changes?: WorkspaceChange[] | null;
+  buffers?: BufferEvent[] | null;
+  /** The watcher lost events: fetch the tree again. */
+  rescan?: boolean;
+  warning?: string;
+}
+
 // ---- Events ----------------------------------------------------------------
 
 export interface AppendPayload {
@@ -357,6 +484,7 @@ export interface EventMap {
   'thread:event': ThreadEvent;
   'sessions:changed': SessionsChanged;
   'agent:status': AgentStatusEvent;
+  'workspace:changed': WorkspaceChanged;
 }
 
 export type EventName = keyof EventMap;
@@ -371,6 +499,7 @@ export type ErrorCode =
   | 'needs_auth'
   | 'busy'
   | 'write_failed'
+  | 'conflict'
   | 'internal'
   // Client-side codes (not sent by Go): the transport failed or the server
   // refused the token.

@@ -33,6 +33,18 @@ export const ICONS = {
   agent: 'M5 8h14v11H5zM12 4v4M9 13v1M15 13v1M2 12v4M22 12v4',
   arrowDown: 'M12 5v14M5.5 12.5L12 19l6.5-6.5',
   list: 'M9 6h11M9 12h11M9 18h11M4.5 6h.01M4.5 12h.01M4.5 18h.01',
+  folder: 'M3 6.5A1.5 1.5 0 0 1 4.5 5H9l2 2h8.5A1.5 1.5 0 0 1 21 8.5v9a1.5 1.5 0 0 1-1.5 1.5h-15A1.5 1.5 0 0 1 3 17.5v-11z',
+  folderOpen: 'M3 17.5v-11A1.5 1.5 0 0 1 4.5 5H9l2 2h7.5A1.5 1.5 0 0 1 20 8.5V10M3 17.5L6 11h16l-3 8H4.5A1.5 1.5 0 0 1 3 17.5z',
+  fileText: 'M14 3H6v18h12V7l-4-4zM14 3v4h4M9 12h6M9 16h6',
+  filePlus: 'M14 3H6v18h12V7l-4-4zM14 3v4h4M12 11v6M9 14h6',
+  folderPlus: 'M3 6.5A1.5 1.5 0 0 1 4.5 5H9l2 2h8.5A1.5 1.5 0 0 1 21 8.5v9a1.5 1.5 0 0 1-1.5 1.5h-15A1.5 1.5 0 0 1 3 17.5v-11zM12 10v6M9 13h6',
+  eye: 'M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z' + circle(12, 12, 3),
+  code: 'M8 7l-5 5 5 5M16 7l5 5-5 5',
+  more: 'M5 12h.01M12 12h.01M19 12h.01',
+  undo: 'M9 14L4 9l5-5M4 9h10.5a5.5 5.5 0 0 1 0 11H11',
+  diff: 'M12 3v6M9 6h6M9 15h6M5 21h14M5 3h4M15 3h4',
+  at: circle(12, 12, 4) + 'M16 8v5a3 3 0 0 0 6 0v-1a10 10 0 1 0-4 8',
+  sidebar: 'M3 4h18v16H3zM15 4v16',
 } as const;
 
 export type IconName = keyof typeof ICONS;

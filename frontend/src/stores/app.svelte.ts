@@ -2,14 +2,19 @@
 // several stores (new session, open, send, delete).
 
 import { ApiError, getClient, type Client } from '../api';
-import type { ThreadEvent } from '../api/types';
+import type { PromptExtras, ThreadEvent, WorkspaceChanged } from '../api/types';
 import type { Scheduler } from '../lib/frame';
 import { AgentsStore } from './agents.svelte';
+import { CheckpointsStore } from './checkpoints.svelte';
+import { ConfirmStore } from './confirm.svelte';
+import { EditorStore, type EditorOptions } from './editor.svelte';
+import { LayoutStore } from './layout.svelte';
 import { SearchStore } from './search.svelte';
 import { SessionStore } from './session.svelte';
 import { SessionsStore } from './sessions.svelte';
 import { ToastStore } from './toasts.svelte';
 import { UiStore } from './ui.svelte';
+import { WorkspaceStore, type WorkspaceOptions } from './workspace.svelte';
 
 export class AppState {
   readonly toasts = new ToastStore();
@@ -18,19 +23,33 @@ export class AppState {
   readonly session: SessionStore;
   readonly search: SearchStore;
   readonly ui: UiStore;
+  readonly confirm = new ConfirmStore();
+  readonly layout = new LayoutStore();
+  readonly workspace: WorkspaceStore;
+  readonly editor: EditorStore;
+  readonly checkpoints: CheckpointsStore;
   /** A session is being created (the new-session button waits). */
   creating = $state(false);
   private offs: (() => void)[] = [];
 
   constructor(
     readonly client: Client,
-    opts: { schedule?: Scheduler; searchDelayMs?: number } = {},
+    opts: { schedule?: Scheduler; searchDelayMs?: number; workspace?: WorkspaceOptions; editor?: EditorOptions; checkpointsDelayMs?: number } = {},
   ) {
     this.agents = new AgentsStore(client);
     this.sessions = new SessionsStore(client, this.toasts);
     this.session = new SessionStore(client, opts.schedule);
     this.search = new SearchStore(client, opts.searchDelayMs);
     this.ui = new UiStore(client);
+    this.workspace = new WorkspaceStore(client, this.toasts, opts.workspace);
+    this.editor = new EditorStore(client, this.toasts, this.confirm, opts.editor);
+    const session = this.session;
+    this.checkpoints = new CheckpointsStore(
+      client,
+      this.toasts,
+      { order: () => session.order, turnOf: (id) => session.entry(id)?.turn },
+      opts.checkpointsDelayMs,
+    );
     this.sessions.onRefresh = (items) => {
       const open = items.find((s) => s.id === this.session.id);
       if (open) this.session.updateSummary(open);
@@ -43,18 +62,24 @@ export class AppState {
     this.offs.push(
       c.on('thread:event', (ev: ThreadEvent) => {
         if (!this.session.handleEvent(ev)) this.sessions.noteEvent(ev);
+        else if (ev.type === 'turn' && ev.payload?.state === 'ended') this.checkpoints.scheduleRefresh();
       }),
+      c.on('workspace:changed', (p) => this.applyWorkspaceChanged(p)),
       c.on('sessions:changed', (p) => this.sessions.applyChange(p)),
       c.on('agent:status', (ev) => this.agents.applyStatus(ev)),
       c.onReconnect(() => {
         void this.sessions.refresh();
         void this.agents.refresh();
         void this.session.resync();
+        void this.workspace.refresh();
+        void this.editor.resync();
+        void this.checkpoints.refresh();
       }),
       c.onConnection((s) => (this.ui.connection = s)),
     );
     void this.sessions.refresh();
     void this.agents.refresh();
+    void this.workspace.load();
   }
 
   stop(): void {
@@ -94,11 +119,65 @@ export class AppState {
     }
   }
 
-  /** Sends a prompt, starting a session first when none is open. */
-  async send(text: string): Promise<boolean> {
+  /** Sends a prompt (with the offered file and the @-mentions), starting a session first when none is open. */
+  async send(text: string, extra?: PromptExtras): Promise<boolean> {
     if (!text.trim()) return false;
     if (!this.session.id && !(await this.newSession())) return false;
-    return this.session.prompt(text);
+    return this.session.prompt(text, extra);
+  }
+
+  /** Applies a workspace:changed event: the tree, the open tabs, the turns' changes. */
+  applyWorkspaceChanged(p: WorkspaceChanged | null | undefined): void {
+    if (!p) return;
+    this.workspace.applyChanges(p.changes, !!p.rescan);
+    this.editor.applyBuffers(p.buffers);
+    if (p.warning) this.toasts.show({ message: p.warning, timeoutMs: 8000 });
+    if (p.changes?.some((c) => c?.turn)) this.checkpoints.scheduleRefresh();
+  }
+
+  /** Opens a note in the editor and shows it in the tree. */
+  async openFile(path: string): Promise<boolean> {
+    const tab = await this.editor.open(path);
+    if (tab) this.workspace.reveal(tab.path);
+    return !!tab;
+  }
+
+  /** Opens another folder: the open notes close first (unsaved ones ask). */
+  async openFolder(dir: string): Promise<boolean> {
+    if (!dir.trim()) return false;
+    if (!(await this.editor.closeAll())) return false;
+    try {
+      await this.workspace.openFolder(dir.trim());
+      return true;
+    } catch (e) {
+      this.toasts.error(`Could not open ${dir.trim()}: ${ApiError.from(e).message}`);
+      return false;
+    }
+  }
+
+  /** The native folder dialog (in the window). Resolves false when cancelled or refused. */
+  async pickFolder(): Promise<boolean> {
+    if (!(await this.editor.closeAll())) return false;
+    try {
+      return !!(await this.workspace.pick());
+    } catch (e) {
+      this.toasts.error(`Could not open a folder: ${ApiError.from(e).message}`);
+      return false;
+    }
+  }
+
+  /** Renames a file or folder in place; open tabs follow. */
+  async renamePath(path: string, name: string): Promise<boolean> {
+    const done = await this.workspace.rename(path, name);
+    if (done) this.editor.renamed(path, done);
+    return !!done;
+  }
+
+  /** Renames or moves a file or folder; open tabs follow. */
+  async movePath(path: string, to: string): Promise<boolean> {
+    const done = await this.workspace.move(path, to);
+    if (done) this.editor.renamed(path, done);
+    return !!done;
   }
 
   /** Sends the last prompt again (after a crash or a login). */

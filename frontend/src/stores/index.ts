@@ -5,3 +5,8 @@ export { AgentsStore, type CheckState } from './agents.svelte';
 export { SearchStore } from './search.svelte';
 export { ToastStore, type Toast } from './toasts.svelte';
 export { UiStore, type FocusTarget } from './ui.svelte';
+export { WorkspaceStore } from './workspace.svelte';
+export { EditorStore, Tab, type Selection, type DiffShown, type TextSource } from './editor.svelte';
+export { CheckpointsStore, type DiffsState, type RevertState } from './checkpoints.svelte';
+export { ConfirmStore, type Question, type ConfirmButton } from './confirm.svelte';
+export { LayoutStore } from './layout.svelte';

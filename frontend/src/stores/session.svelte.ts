@@ -16,6 +16,7 @@ import type {
   NoticePayload,
   PermissionRequest,
   PlanEntry,
+  PromptExtras,
   SessionSummary,
   Snapshot,
   ThreadEvent,
@@ -462,7 +463,7 @@ export class SessionStore {
   // ---- actions -------------------------------------------------------------------
 
   /** Sends a prompt. Resolves true when Go took it (the turn streams as events). */
-  async prompt(text: string): Promise<boolean> {
+  async prompt(text: string, extra?: PromptExtras): Promise<boolean> {
     const id = this.id;
     if (!id || !text.trim()) return false;
     this.lastPrompt = text;
@@ -471,7 +472,7 @@ export class SessionStore {
     const seqBefore = this.seq;
     this.running = true;
     try {
-      await this.client.sessions.prompt(id, text);
+      await (extra ? this.client.sessions.prompt(id, text, extra) : this.client.sessions.prompt(id, text));
       return true;
     } catch (e) {
       if (this.id === id) {

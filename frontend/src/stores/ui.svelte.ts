@@ -9,7 +9,7 @@ const NOTES_KEY = 'mnote.notesOpen';
 export type FocusTarget = 'search' | 'composer' | 'thread';
 
 export class UiStore {
-  notesOpen = $state(readBool(NOTES_KEY, false));
+  notesOpen = $state(readBool(NOTES_KEY, true));
   runtimeOpen = $state(false);
   /** The permission dialog was put aside ("Later"); the tool card's Review brings it back. */
   permissionHidden = $state(false);

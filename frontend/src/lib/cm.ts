@@ -1,0 +1,147 @@
+// CodeMirror 6 for notes: Markdown highlighting (GFM), undo history,
+// search (Ctrl/Cmd+F), line wrapping, themed by the app's CSS variables
+// (light and dark follow the system). Loaded with a dynamic import, so the
+// editor's code is fetched the first time a note opens.
+
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
+import { markdownLanguage } from '@codemirror/lang-markdown';
+import { HighlightStyle, LanguageSupport, syntaxHighlighting } from '@codemirror/language';
+import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
+import { Annotation, EditorState, type Text } from '@codemirror/state';
+import {
+  EditorView,
+  drawSelection,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+  type ViewUpdate,
+} from '@codemirror/view';
+import { tags as t } from '@lezer/highlight';
+
+export { EditorState, EditorView };
+
+/** Marks changes that came from outside (a reload, an agent's write): not the user's edits. */
+const external = Annotation.define<boolean>();
+
+export interface EditorHooks {
+  /** The user changed the text. */
+  change(doc: Text): void;
+  /** The main selection changed (null: empty). */
+  select(sel: { text: string; fromLine: number; toLine: number } | null): void;
+}
+
+const highlight = HighlightStyle.define([
+  { tag: t.heading1, fontWeight: '700', fontSize: '1.3em' },
+  { tag: t.heading2, fontWeight: '700', fontSize: '1.15em' },
+  { tag: [t.heading3, t.heading4, t.heading5, t.heading6], fontWeight: '650' },
+  { tag: t.strong, fontWeight: '700' },
+  { tag: t.emphasis, fontStyle: 'italic' },
+  { tag: t.strikethrough, textDecoration: 'line-through' },
+  { tag: [t.link, t.url], color: 'var(--accent)' },
+  { tag: t.monospace, fontFamily: 'var(--mono)', color: 'var(--hl-string)' },
+  { tag: [t.processingInstruction, t.meta, t.contentSeparator], color: 'var(--fg-subtle)' },
+  { tag: t.quote, color: 'var(--fg-muted)', fontStyle: 'italic' },
+  { tag: [t.keyword, t.atom], color: 'var(--hl-keyword)' },
+  { tag: t.comment, color: 'var(--hl-comment)' },
+  { tag: t.labelName, color: 'var(--hl-title)' },
+]);
+
+const theme = EditorView.theme({
+  '&': { height: '100%', color: 'var(--fg)', backgroundColor: 'var(--bg-panel)', fontSize: '13.5px' },
+  '.cm-scroller': { fontFamily: 'var(--font)', lineHeight: '1.6', overflow: 'auto' },
+  '.cm-content': { padding: '14px 0 40vh', caretColor: 'var(--accent)', maxWidth: '820px' },
+  '.cm-line': { padding: '0 20px 0 12px' },
+  '&.cm-focused': { outline: 'none' },
+  '.cm-cursor, .cm-dropCursor': { borderLeftColor: 'var(--accent)', borderLeftWidth: '2px' },
+  '&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, ::selection': {
+    backgroundColor: 'var(--accent-soft) !important',
+  },
+  '.cm-activeLine': { backgroundColor: 'var(--bg-hover)' },
+  '.cm-gutters': { backgroundColor: 'var(--bg-panel)', color: 'var(--fg-subtle)', border: 'none', fontFamily: 'var(--mono)', fontSize: '11px' },
+  '.cm-lineNumbers .cm-gutterElement': { padding: '0 4px 0 10px', minWidth: '34px' },
+  '.cm-activeLineGutter': { backgroundColor: 'transparent', color: 'var(--fg-muted)' },
+  '.cm-selectionMatch': { backgroundColor: 'var(--mark-bg)' },
+  '.cm-searchMatch': { backgroundColor: 'var(--mark-bg)', outline: '1px solid var(--warn)' },
+  '.cm-searchMatch.cm-searchMatch-selected': { backgroundColor: 'var(--accent-soft)' },
+  '.cm-panels': { backgroundColor: 'var(--bg-subtle)', color: 'var(--fg)', borderColor: 'var(--border)' },
+  '.cm-panels.cm-panels-top': { borderBottom: '1px solid var(--border)' },
+  '.cm-panel.cm-search': { padding: '6px 10px', fontSize: '12px' },
+  '.cm-panel.cm-search input, .cm-panel.cm-search button, .cm-panel.cm-search label': { fontSize: '12px' },
+  '.cm-textfield': { border: '1px solid var(--border-strong)', borderRadius: '4px', background: 'var(--bg-panel)', color: 'var(--fg)' },
+  '.cm-button': { backgroundImage: 'none', background: 'var(--bg-elev)', border: '1px solid var(--border-strong)', borderRadius: '4px', color: 'var(--fg)' },
+});
+
+const markdown = new LanguageSupport(markdownLanguage);
+
+/** A new editor state for a note (one per tab: undo history and selection survive switching tabs). */
+export function makeState(doc: string, hooks: EditorHooks): EditorState {
+  return EditorState.create({
+    doc,
+    extensions: [
+      lineNumbers(),
+      highlightActiveLineGutter(),
+      history(),
+      drawSelection(),
+      highlightActiveLine(),
+      highlightSelectionMatches(),
+      search({ top: true }),
+      EditorView.lineWrapping,
+      EditorState.allowMultipleSelections.of(false),
+      markdown,
+      syntaxHighlighting(highlight),
+      theme,
+      keymap.of([...searchKeymap, ...historyKeymap, ...defaultKeymap]),
+      EditorView.contentAttributes.of({ 'aria-label': 'Note text', spellcheck: 'true' }),
+      EditorView.updateListener.of((u: ViewUpdate) => {
+        if (u.docChanged && !u.transactions.some((tr) => tr.annotation(external))) hooks.change(u.state.doc);
+        if (u.docChanged || u.selectionSet) hooks.select(selectionOf(u.state));
+      }),
+    ],
+  });
+}
+
+export function selectionOf(state: EditorState): { text: string; fromLine: number; toLine: number } | null {
+  const r = state.selection.main;
+  if (r.empty) return null;
+  const from = state.doc.lineAt(r.from).number;
+  let to = state.doc.lineAt(r.to).number;
+  // A selection ending at the start of a line does not take that line.
+  if (to > from && state.doc.line(to).from === r.to) to--;
+  return { text: state.sliceDoc(r.from, r.to), fromLine: from, toLine: to };
+}
+
+export function makeView(parent: HTMLElement, state: EditorState): EditorView {
+  return new EditorView({ state, parent });
+}
+
+/**
+ * Puts text into the editor as one change covering only what differs
+ * (common start and end kept), so the cursor, the selection and the
+ * scroll position stay where they were as far as possible.
+ */
+export function replaceDoc(view: EditorView, text: string): void {
+  const state = view.state;
+  const cur = state.doc.toString();
+  if (cur === text) return;
+  view.dispatch(replaceSpec(cur, text));
+}
+
+/** The same change for a state not in a view (a background tab). */
+export function replaceState(state: EditorState, text: string): EditorState {
+  const cur = state.doc.toString();
+  if (cur === text) return state;
+  return state.update(replaceSpec(cur, text)).state;
+}
+
+function replaceSpec(cur: string, text: string) {
+  let start = 0;
+  const max = Math.min(cur.length, text.length);
+  while (start < max && cur.charCodeAt(start) === text.charCodeAt(start)) start++;
+  let end = 0;
+  while (end < max - start && cur.charCodeAt(cur.length - 1 - end) === text.charCodeAt(text.length - 1 - end)) end++;
+  return {
+    changes: { from: start, to: cur.length - end, insert: text.slice(start, text.length - end) },
+    annotations: external.of(true),
+  };
+}

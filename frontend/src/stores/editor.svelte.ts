@@ -1,0 +1,545 @@
+// The open notes: tabs, each a buffer on the Go side (files.open), so an
+// agent's fs/read_text_file sees unsaved edits. What the user types is
+// pushed with files.update (debounced), saved with files.save (Ctrl/Cmd+S,
+// or autosave when turned on), and kept in step with the disk through the
+// buffer events of workspace:changed:
+//
+//   reloaded / restored / written  the editor takes the new content (an
+//                                  agent's write included), unless typed
+//                                  edits Go has not seen yet would be lost:
+//                                  then it is a conflict held here
+//   conflict                       the disk changed under unsaved edits:
+//                                  Keep mine / Take theirs / Show diff
+//   deleted                        the tab is marked; saving writes it again
+//   moved                          the tab follows a rename
+//
+// A buffer state older than the tab's (its version) is ignored: events and
+// call answers may arrive in either order.
+
+import { ApiError, type Client } from '../api';
+import type { BufferEvent, BufferState, PromptContext } from '../api/types';
+import { readBool, writeBool } from '../lib/prefs';
+import { baseName, isUnder } from '../lib/tree';
+import type { ConfirmStore } from './confirm.svelte';
+import type { ToastStore } from './toasts.svelte';
+
+const AUTOSAVE_KEY = 'mnote.autosave';
+
+/** The editor's text: a string, or anything that turns into one (CodeMirror's Text). */
+export type TextSource = string | { toString(): string };
+
+export interface Selection {
+  path: string;
+  text: string;
+  /** 1-based, inclusive. */
+  fromLine: number;
+  toLine: number;
+}
+
+/** What "Show diff" shows: two texts (a conflict held here) or Go's unified diff. */
+export type DiffShown =
+  | { path: string; state: 'loading' }
+  | { path: string; state: 'pair'; theirs: string; mine: string }
+  | { path: string; state: 'unified'; text: string }
+  | { path: string; state: 'error'; message: string };
+
+let tabIds = 0;
+
+export class Tab {
+  /** Stable across renames (the key of the tab strip and the editor's cached state). */
+  readonly id = ++tabIds;
+  path = $state('');
+  /** The content the editor takes on (bumped `replaced`): what Go gave when the tab opened or the content was replaced. */
+  content: string = $state.raw('');
+  /** Bumped whenever the editor must take `content` (reload, an agent's write, take theirs). */
+  replaced = $state(0);
+  /** Bumped when the text changes (pushed, replaced): the preview re-renders. */
+  textTick = $state(0);
+  /** Go holds unsaved edits. */
+  goDirty = $state(false);
+  /** Typed edits not pushed to Go yet. */
+  pending = $state(false);
+  conflict = $state(false);
+  /** The disk's content, when it changed while typed edits were not yet pushed (a conflict Go has not seen). */
+  theirs: string | null = $state.raw(null);
+  deleted = $state(false);
+  saving = $state(false);
+  preview = $state(false);
+  /** When an agent last wrote the file (ms): the tab flashes. */
+  agentWrote = $state(0);
+  /** The last buffer version applied. */
+  version = 0;
+  /** The editor's text since the last replacement (null: `content`). */
+  draft: TextSource | null = null;
+  /** Bumped by every edit (to know whether an answer covers the latest). */
+  editSeq = 0;
+  closed = false;
+
+  constructor(st: BufferState) {
+    this.path = st.path;
+    this.content = st.content;
+    this.goDirty = st.dirty;
+    this.conflict = !!st.conflict;
+    this.deleted = !!st.deleted;
+    this.version = st.version;
+  }
+
+  get dirty(): boolean {
+    return this.pending || this.goDirty;
+  }
+
+  get name(): string {
+    return baseName(this.path);
+  }
+
+  /** The text the editor holds now. */
+  text(): string {
+    return this.draft === null ? this.content : String(this.draft);
+  }
+}
+
+export interface EditorOptions {
+  /** Delay before typed edits go to Go (ms). */
+  updateDelayMs?: number;
+  /** Delay after typing stops before autosave saves (ms). */
+  autosaveDelayMs?: number;
+}
+
+export class EditorStore {
+  tabs: Tab[] = $state.raw([]);
+  activePath: string | null = $state(null);
+  autosave = $state(readBool(AUTOSAVE_KEY, false));
+  /** The selection in the active editor (empty selections are null). */
+  selection: Selection | null = $state.raw(null);
+  /** The path whose chip the user removed from the composer. */
+  contextOff: string | null = $state(null);
+  diff: DiffShown | null = $state.raw(null);
+
+  private pushTimers = new Map<Tab, ReturnType<typeof setTimeout>>();
+  private saveTimers = new Map<Tab, ReturnType<typeof setTimeout>>();
+  private opening = new Map<string, Promise<Tab | null>>();
+  private readonly updateDelayMs: number;
+  private readonly autosaveDelayMs: number;
+
+  constructor(
+    private readonly client: Client,
+    private readonly toasts: ToastStore,
+    private readonly confirm: ConfirmStore,
+    opts: EditorOptions = {},
+  ) {
+    this.updateDelayMs = opts.updateDelayMs ?? 300;
+    this.autosaveDelayMs = opts.autosaveDelayMs ?? 1000;
+  }
+
+  get active(): Tab | undefined {
+    const p = this.activePath;
+    return p === null ? undefined : this.tabs.find((t) => t.path === p);
+  }
+
+  byPath(path: string): Tab | undefined {
+    return this.tabs.find((t) => t.path === path);
+  }
+
+  get anyDirty(): boolean {
+    return this.tabs.some((t) => t.dirty);
+  }
+
+  /** The open file (and selection) to offer the agent, unless the user removed it. */
+  get context(): PromptContext | null {
+    const t = this.active;
+    if (!t || this.contextOff === t.path) return null;
+    const s = this.selection;
+    if (s && s.path === t.path && s.text) {
+      return { path: t.path, selection: { text: s.text, fromLine: s.fromLine, toLine: s.toLine } };
+    }
+    return { path: t.path };
+  }
+
+  dismissContext(): void {
+    this.contextOff = this.activePath;
+  }
+
+  restoreContext(): void {
+    this.contextOff = null;
+  }
+
+  setSelection(sel: Selection | null): void {
+    const cur = this.selection;
+    if (sel === null ? cur === null : cur && cur.path === sel.path && cur.text === sel.text && cur.fromLine === sel.fromLine && cur.toLine === sel.toLine) return;
+    this.selection = sel && sel.text ? sel : null;
+  }
+
+  setAutosave(on: boolean): void {
+    this.autosave = on;
+    writeBool(AUTOSAVE_KEY, on);
+    if (!on) for (const t of [...this.saveTimers.keys()]) this.clearTimer(this.saveTimers, t);
+  }
+
+  activate(path: string): void {
+    if (!this.byPath(path) || this.activePath === path) return;
+    this.activePath = path;
+    if (this.contextOff !== path) this.contextOff = null;
+  }
+
+  // ---- opening and closing ------------------------------------------------------
+
+  /** Opens path in a tab (or shows its tab); null when it cannot be opened (a toast says why). */
+  open(path: string): Promise<Tab | null> {
+    const have = this.byPath(path);
+    if (have) {
+      this.activate(path);
+      return Promise.resolve(have);
+    }
+    const inflight = this.opening.get(path);
+    if (inflight) return inflight;
+    const p = (async () => {
+      try {
+        const st = await this.client.files.open(path);
+        const again = this.byPath(st.path);
+        if (again) {
+          this.activate(st.path);
+          return again;
+        }
+        const tab = new Tab(st);
+        this.tabs = [...this.tabs, tab];
+        this.activate(tab.path);
+        return tab;
+      } catch (e) {
+        this.toasts.error(`Could not open ${baseName(path)}: ${ApiError.from(e).message}`);
+        return null;
+      } finally {
+        this.opening.delete(path);
+      }
+    })();
+    this.opening.set(path, p);
+    return p;
+  }
+
+  /** Closes a tab; a dirty one asks first (Save / Don't save / Cancel). Resolves false when it stays open. */
+  async close(tab: Tab | undefined = this.active): Promise<boolean> {
+    if (!tab || tab.closed) return true;
+    if (tab.dirty) {
+      const v = await this.confirm.ask({
+        title: `Save changes to ${tab.name}?`,
+        message: tab.deleted
+          ? 'The file was deleted on disk. Saving writes it again; closing without saving loses it.'
+          : 'Your changes are lost if you close without saving.',
+        buttons: [
+          { label: 'Save', value: 'save', kind: 'primary' },
+          { label: 'Don’t save', value: 'discard', kind: 'danger' },
+          { label: 'Cancel', value: 'cancel' },
+        ],
+      });
+      if (v === 'cancel') return false;
+      if (v === 'save' && !(await this.save(tab))) return false;
+    }
+    this.drop(tab);
+    try {
+      await this.client.files.close(tab.path);
+    } catch {
+      /* the buffer is gone either way */
+    }
+    return true;
+  }
+
+  /** Closes every tab (another folder is opening). Unsaved ones ask once: Save all / Discard / Cancel. */
+  async closeAll(): Promise<boolean> {
+    const dirty = this.tabs.filter((t) => t.dirty);
+    if (dirty.length > 0) {
+      const v = await this.confirm.ask({
+        title: dirty.length === 1 ? `Save changes to ${dirty[0].name}?` : `Save changes to ${dirty.length} notes?`,
+        message: dirty.map((t) => t.path).join('\n'),
+        buttons: [
+          { label: dirty.length === 1 ? 'Save' : 'Save all', value: 'save', kind: 'primary' },
+          { label: 'Discard', value: 'discard', kind: 'danger' },
+          { label: 'Cancel', value: 'cancel' },
+        ],
+      });
+      if (v === 'cancel') return false;
+      if (v === 'save') {
+        for (const t of dirty) if (!(await this.save(t))) return false;
+      }
+    }
+    const all = this.tabs;
+    for (const t of all) this.drop(t);
+    await Promise.all(all.map((t) => this.client.files.close(t.path).catch(() => {})));
+    return true;
+  }
+
+  /** Forgets the tabs without asking (the folder they belonged to is gone). */
+  forgetAll(): void {
+    for (const t of this.tabs) this.drop(t);
+  }
+
+  private drop(tab: Tab): void {
+    tab.closed = true;
+    this.clearTimer(this.pushTimers, tab);
+    this.clearTimer(this.saveTimers, tab);
+    const i = this.tabs.indexOf(tab);
+    this.tabs = this.tabs.filter((t) => t !== tab);
+    if (this.activePath === tab.path) {
+      const next = this.tabs[Math.min(i, this.tabs.length - 1)];
+      this.activePath = next?.path ?? null;
+    }
+    if (this.selection?.path === tab.path) this.selection = null;
+    if (this.diff?.path === tab.path) this.diff = null;
+  }
+
+  // ---- editing -----------------------------------------------------------------------
+
+  /** The user changed the text (the editor calls this on every change). */
+  edited(tab: Tab, source: TextSource): void {
+    if (tab.closed) return;
+    tab.draft = source;
+    tab.editSeq++;
+    if (!tab.pending) tab.pending = true;
+    this.setTimer(this.pushTimers, tab, this.updateDelayMs, () => void this.push(tab));
+    if (this.autosave && !tab.conflict) this.setTimer(this.saveTimers, tab, this.autosaveDelayMs, () => void this.save(tab, true));
+  }
+
+  /** Sends typed edits to Go now (files.update). */
+  async push(tab: Tab): Promise<void> {
+    this.clearTimer(this.pushTimers, tab);
+    if (tab.closed || !tab.pending) return;
+    const seq = tab.editSeq;
+    let st: BufferState;
+    try {
+      st = await this.client.files.update(tab.path, tab.text());
+    } catch (e) {
+      if (!tab.closed) this.toasts.error(`Could not keep the edits of ${tab.name} in mnote: ${ApiError.from(e).message}`);
+      return;
+    }
+    if (tab.closed) return;
+    if (tab.editSeq === seq) tab.pending = false;
+    this.applyOwn(tab, st);
+    tab.textTick++;
+  }
+
+  /** Saves (files.save). Resolves true when the file on disk holds the tab's text. */
+  async save(tab: Tab | undefined = this.active, auto = false): Promise<boolean> {
+    if (!tab || tab.closed) return false;
+    this.clearTimer(this.saveTimers, tab);
+    if (tab.conflict) {
+      if (!auto) this.toasts.error(`${tab.name} changed on disk: choose Keep mine or Take theirs first.`);
+      return false;
+    }
+    if (tab.saving) return false;
+    this.clearTimer(this.pushTimers, tab);
+    const seq = tab.editSeq;
+    tab.saving = true;
+    let st: BufferState;
+    try {
+      st = await this.client.files.save(tab.path, tab.text());
+    } catch (e) {
+      const err = ApiError.from(e);
+      if (tab.closed) return false;
+      if (err.code === 'conflict') {
+        tab.conflict = true;
+        tab.goDirty = true;
+        if (!auto) this.toasts.error(`${tab.name} changed on disk since it was opened: choose Keep mine or Take theirs.`);
+      } else {
+        this.toasts.error(`Could not save ${tab.name}: ${err.message}`);
+      }
+      if (tab.pending) this.setTimer(this.pushTimers, tab, this.updateDelayMs, () => void this.push(tab));
+      return false;
+    } finally {
+      tab.saving = false;
+    }
+    if (tab.closed) return false;
+    if (tab.editSeq === seq) tab.pending = false;
+    else this.setTimer(this.pushTimers, tab, this.updateDelayMs, () => void this.push(tab));
+    this.applyOwn(tab, st);
+    tab.textTick++;
+    return !tab.dirty;
+  }
+
+  /** A state answering our own update or save: its content is the editor's, so it is not put back. */
+  private applyOwn(tab: Tab, st: BufferState): void {
+    if (st.version < tab.version) return; // an event already told us more
+    tab.version = st.version;
+    tab.goDirty = st.dirty;
+    tab.conflict = !!st.conflict || tab.theirs !== null;
+    tab.deleted = !!st.deleted;
+  }
+
+  /** The editor takes content (the typed edits it replaces were seen by Go, or given up). */
+  private replace(tab: Tab, content: string): void {
+    this.clearTimer(this.pushTimers, tab);
+    this.clearTimer(this.saveTimers, tab);
+    tab.content = content;
+    tab.draft = null;
+    tab.pending = false;
+    tab.replaced++;
+    tab.textTick++;
+  }
+
+  // ---- the disk changed ------------------------------------------------------------
+
+  /** Applies the buffer events of a workspace:changed batch. */
+  applyBuffers(events: readonly BufferEvent[] | null | undefined): void {
+    for (const ev of events ?? []) {
+      const st = ev?.buffer;
+      if (!st || typeof st.path !== 'string') continue;
+      if (ev.kind === 'moved') {
+        this.moved(ev.from ?? '', st);
+        continue;
+      }
+      const tab = this.byPath(st.path);
+      if (!tab || tab.closed) continue;
+      if (typeof st.version === 'number' && st.version <= tab.version) continue;
+      tab.version = st.version;
+      switch (ev.kind) {
+        case 'reloaded':
+        case 'restored':
+        case 'written':
+          if (tab.pending && st.content !== tab.text()) {
+            // Typed edits Go has not seen: keep them and let the user choose.
+            tab.theirs = st.content;
+            tab.conflict = true;
+            tab.deleted = false;
+            tab.goDirty = st.dirty;
+          } else {
+            this.replace(tab, st.content);
+            tab.goDirty = st.dirty;
+            tab.conflict = !!st.conflict;
+            tab.theirs = null;
+            tab.deleted = !!st.deleted;
+          }
+          if (ev.kind === 'written') tab.agentWrote = Date.now();
+          if (this.diff?.path === tab.path && !tab.conflict) this.diff = null;
+          break;
+        case 'conflict':
+          tab.conflict = true;
+          tab.theirs = null;
+          tab.goDirty = true;
+          tab.deleted = false;
+          break;
+        case 'deleted':
+          tab.deleted = true;
+          tab.goDirty = st.dirty;
+          break;
+        default:
+          tab.goDirty = st.dirty;
+          tab.conflict = !!st.conflict || tab.theirs !== null;
+          tab.deleted = !!st.deleted;
+      }
+    }
+  }
+
+  private moved(from: string, st: BufferState): void {
+    const tab = this.byPath(from);
+    if (!tab || tab.closed) return;
+    const wasActive = this.activePath === from;
+    tab.path = st.path;
+    tab.version = Math.max(tab.version, st.version);
+    if (wasActive) this.activePath = st.path;
+    if (this.selection?.path === from) this.selection = { ...this.selection, path: st.path };
+    if (this.contextOff === from) this.contextOff = st.path;
+    this.tabs = [...this.tabs];
+  }
+
+  /** Tabs follow a rename done here before its event arrives (idempotent with `moved`). */
+  renamed(from: string, to: string): void {
+    for (const t of this.tabs) {
+      if (!isUnder(t.path, from)) continue;
+      this.moved(t.path, { path: to + t.path.slice(from.length), content: '', dirty: t.goDirty, version: t.version });
+    }
+  }
+
+  // ---- conflicts ------------------------------------------------------------------
+
+  /** Resolves a conflict: "mine" keeps the editor's text (the next save writes it), "theirs" takes the disk's. */
+  async resolve(tab: Tab, take: 'mine' | 'theirs'): Promise<void> {
+    if (tab.closed || !tab.conflict) return;
+    if (this.diff?.path === tab.path) this.diff = null;
+    if (tab.theirs !== null) {
+      const theirs = tab.theirs;
+      tab.theirs = null;
+      tab.conflict = false;
+      if (take === 'theirs') {
+        this.replace(tab, theirs);
+        tab.pending = true; // Go may hold pushed edits: give it the disk's text back
+      }
+      await this.push(tab);
+      return;
+    }
+    let st: BufferState;
+    try {
+      if (take === 'mine' && tab.pending) await this.push(tab);
+      st = await this.client.files.resolve(tab.path, take);
+    } catch (e) {
+      this.toasts.error(`Could not resolve ${tab.name}: ${ApiError.from(e).message}`);
+      return;
+    }
+    if (tab.closed) return;
+    if (take === 'theirs') this.replace(tab, st.content);
+    tab.version = Math.max(tab.version, st.version);
+    tab.goDirty = st.dirty;
+    tab.conflict = !!st.conflict;
+    tab.deleted = !!st.deleted;
+  }
+
+  /** Shows the difference between the disk's version and the editor's. */
+  async showDiff(tab: Tab): Promise<void> {
+    if (tab.theirs !== null) {
+      this.diff = { path: tab.path, state: 'pair', theirs: tab.theirs, mine: tab.text() };
+      return;
+    }
+    const path = tab.path;
+    this.diff = { path, state: 'loading' };
+    try {
+      if (tab.pending) await this.push(tab);
+      const text = await this.client.files.diff(path);
+      if (this.diff?.path === path) this.diff = { path, state: 'unified', text };
+    } catch (e) {
+      if (this.diff?.path === path) this.diff = { path, state: 'error', message: ApiError.from(e).message };
+    }
+  }
+
+  hideDiff(): void {
+    this.diff = null;
+  }
+
+  /** After a reconnect: asks Go for every tab's buffer again (events may have been missed). */
+  async resync(): Promise<void> {
+    for (const tab of [...this.tabs]) {
+      let st: BufferState;
+      try {
+        st = await this.client.files.open(tab.path);
+      } catch (e) {
+        if (ApiError.from(e).code === 'not_found' && !tab.closed) tab.deleted = true;
+        continue;
+      }
+      if (tab.closed) continue;
+      tab.version = st.version; // Go may have started again, its versions with it
+      if (tab.dirty) {
+        tab.pending = true;
+        await this.push(tab);
+      } else if (st.content !== tab.text()) {
+        this.replace(tab, st.content);
+        tab.goDirty = st.dirty;
+        tab.deleted = !!st.deleted;
+      }
+    }
+  }
+
+  // ---- timers ---------------------------------------------------------------------
+
+  private setTimer(m: Map<Tab, ReturnType<typeof setTimeout>>, tab: Tab, ms: number, fn: () => void): void {
+    const t = m.get(tab);
+    if (t) clearTimeout(t);
+    m.set(
+      tab,
+      setTimeout(() => {
+        m.delete(tab);
+        fn();
+      }, ms),
+    );
+  }
+
+  private clearTimer(m: Map<Tab, ReturnType<typeof setTimeout>>, tab: Tab): void {
+    const t = m.get(tab);
+    if (t) clearTimeout(t);
+    m.delete(tab);
+  }
+}

@@ -1,0 +1,44 @@
+// The window's split: the notes side (file tree + editor) on the left, the
+// chat side (sessions + chat) on the right. The tree is UiStore.notesOpen
+// (Ctrl/Cmd+B, or Ctrl+\); the chat side hides with Ctrl/Cmd+J; the
+// editor's width is dragged on the splitter (or its arrow keys) and kept.
+
+import { readBool, readNumber, writeBool, writePref } from '../lib/prefs';
+
+const CHAT_KEY = 'mnote.chatOpen';
+const WIDTH_KEY = 'mnote.editorWidth';
+const TREE_KEY = 'mnote.treeWidth';
+
+export const EDITOR_MIN = 320;
+export const CHAT_MIN = 420;
+export const TREE_MIN = 160;
+export const TREE_MAX = 480;
+
+export class LayoutStore {
+  chatOpen = $state(readBool(CHAT_KEY, true));
+  /** The editor pane's width (px) while the chat side shows; 0 = half of the room (until the splitter is moved). */
+  editorWidth = $state(readNumber(WIDTH_KEY, 0));
+  treeWidth = $state(readNumber(TREE_KEY, 240));
+
+  toggleChat(): void {
+    this.chatOpen = !this.chatOpen;
+    writeBool(CHAT_KEY, this.chatOpen);
+  }
+
+  setChat(open: boolean): void {
+    if (open !== this.chatOpen) this.toggleChat();
+  }
+
+  /** Sets the editor's width, kept between EDITOR_MIN and what leaves the chat side room (max). */
+  setEditorWidth(px: number, max = Infinity): void {
+    const w = Math.round(Math.max(EDITOR_MIN, Math.min(px, Math.max(EDITOR_MIN, max))));
+    this.editorWidth = w;
+    writePref(WIDTH_KEY, String(w));
+  }
+
+  setTreeWidth(px: number): void {
+    const w = Math.round(Math.max(TREE_MIN, Math.min(px, TREE_MAX)));
+    this.treeWidth = w;
+    writePref(TREE_KEY, String(w));
+  }
+}
