@@ -118,6 +118,24 @@ async function startProfile(page: Page, name: string): Promise<() => Promise<voi
   const dir = process.env.MNOTE_E2E_PROFILE;
   if (!dir) return async () => {};
   const cdp = await page.context().newCDPSession(page);
+  if (process.env.MNOTE_E2E_TRACE) {
+    // A timeline trace instead (layout, style, paint, scripts): open it in
+    // Chrome DevTools' Performance panel.
+    const events: unknown[] = [];
+    cdp.on('Tracing.dataCollected', (e: { value: unknown[] }) => events.push(...e.value));
+    await cdp.send('Tracing.start', {
+      categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,blink.user_timing',
+      transferMode: 'ReportEvents',
+    });
+    return async () => {
+      const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+      await cdp.send('Tracing.end');
+      await done;
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, `${name}.trace.json`), JSON.stringify({ traceEvents: events }));
+      console.log(`trace: ${path.join(dir, name + '.trace.json')}`);
+    };
+  }
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
   await cdp.send('Profiler.start');
