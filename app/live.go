@@ -394,16 +394,17 @@ func (l *liveSession) checkpointsReady(w *workspace.Workspace) bool {
 	go func() { ready <- w.Checkpoints().Ready() }()
 	t := time.NewTimer(checkpointWait)
 	defer t.Stop()
+	msg := "mnote is still scanning this folder, so the changes of this turn will not be kept for revert."
 	select {
 	case err := <-ready:
 		if err == nil {
 			return true
 		}
 		l.s.log.Warn("checkpoints unavailable", "dir", w.Dir(), "err", err)
+		msg = "The changes of this turn are not kept for revert: " + err.Error()
 	case <-t.C:
 	}
-	l.pump.event(EvNotice, NoticePayload{Level: "info",
-		Message: "mnote is still scanning this folder, so the changes of this turn will not be kept for revert."})
+	l.pump.event(EvNotice, NoticePayload{Level: "info", Message: msg})
 	return false
 }
 

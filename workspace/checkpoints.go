@@ -106,6 +106,18 @@ func openCheckpoints(w *Workspace, dir string) (*Checkpoints, error) {
 	return c, nil
 }
 
+// Checkpoints are kept for folders up to these sizes (see ErrTooBig).
+const (
+	MaxCheckpointFiles = 100_000
+	MaxCheckpointBytes = 1 << 30
+)
+
+// checkpointLimits are the limits in force (tests lower them).
+var checkpointLimits = struct{ files, bytes int64 }{MaxCheckpointFiles, MaxCheckpointBytes}
+
+// ErrTooBig: the folder is too big to keep checkpoints of.
+var ErrTooBig = errors.New("this folder is too big for checkpoints")
+
 // prime loads the saved manifest and brings it up to date.
 func (c *Checkpoints) prime() {
 	defer close(c.primed)
@@ -273,8 +285,20 @@ func (c *Checkpoints) refresh() error {
 	seen := make(map[string]bool, len(c.man))
 	changed := map[string]entry{}
 	var txErr error
+	var files, kept int64
 	err = c.walk(".", func(rel string, fi fs.FileInfo) {
 		if txErr != nil {
+			return
+		}
+		// A folder far bigger than a folder of notes (a home folder, a
+		// source tree with its build output) is not copied: checkpoints
+		// are off for it, and the app says so.
+		files++
+		if fi.Size() <= MaxFile {
+			kept += fi.Size()
+		}
+		if files > checkpointLimits.files || kept > checkpointLimits.bytes {
+			txErr = fmt.Errorf("%w: over %d files or %s of text; open a smaller folder of notes to keep each turn's changes", ErrTooBig, MaxCheckpointFiles, humanSize(MaxCheckpointBytes))
 			return
 		}
 		old, ok := c.man[rel]

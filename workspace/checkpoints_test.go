@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -277,5 +278,28 @@ func TestCheckpointSeesChangesThatHideTheirMtime(t *testing.T) {
 	must(t, err)
 	if got := paths(cp.Files); !slices.Equal(got, []string{"changed old.md"}) {
 		t.Errorf("checkpoint = %q", got)
+	}
+}
+
+// A folder too big for checkpoints (a home folder opened by mistake) is not
+// copied: the first scan stops, Ready says why, BeginTurn refuses, and the
+// rest of the workspace keeps working.
+func TestCheckpointsTooBig(t *testing.T) {
+	restore := workspace.SetCheckpointLimitsForTest(5, 1<<20)
+	defer restore()
+	dir := t.TempDir()
+	for i := range 8 {
+		write(t, filepath.Join(dir, fmt.Sprintf("n%d.md", i)), "note\n")
+	}
+	w, _ := openDir(t, dir, workspace.Options{StateDir: t.TempDir()})
+	err := w.Checkpoints().Ready()
+	if !errors.Is(err, workspace.ErrTooBig) || !strings.Contains(err.Error(), "smaller folder") {
+		t.Fatalf("Ready: %v", err)
+	}
+	if err := w.Checkpoints().BeginTurn("t1"); !errors.Is(err, workspace.ErrTooBig) {
+		t.Fatalf("BeginTurn: %v", err)
+	}
+	if n, err := w.Tree(workspace.TreeOptions{}); err != nil || len(n.Children) != 8 {
+		t.Fatalf("tree: %v %v", n, err)
 	}
 }
