@@ -55,6 +55,7 @@ type liveSession struct {
 	turnDone       chan struct{}
 	closing        bool
 	plainWS        *workspace.Workspace // the folder, for confinement only (agentFS)
+	cpTold         string               // the last "no checkpoint" notice given
 }
 
 // newLive makes a live session around an open transcript w (its Indexer
@@ -404,7 +405,13 @@ func (l *liveSession) checkpointsReady(w *workspace.Workspace) bool {
 		msg = "The changes of this turn are not kept for revert: " + err.Error()
 	case <-t.C:
 	}
-	l.pump.event(EvNotice, NoticePayload{Level: "info", Message: msg})
+	l.mu.Lock()
+	told := l.cpTold == msg
+	l.cpTold = msg
+	l.mu.Unlock()
+	if !told { // once, not on every turn
+		l.pump.event(EvNotice, NoticePayload{Level: "info", Message: msg})
+	}
 	return false
 }
 
