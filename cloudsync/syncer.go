@@ -21,9 +21,9 @@ import (
 // Errors callers test for.
 var (
 	// ErrDisabled: sync is off, so nothing is sent.
-	ErrDisabled = errors.New("sync is off; turn it on with 'mnote sync on'")
+	ErrDisabled = errors.New("sync is off; turn it on in Settings (or with 'mnote sync on')")
 	// ErrNotConfigured: no control plane URL or token yet.
-	ErrNotConfigured = errors.New("sync is not set up; run 'mnote sync set --url URL --token-stdin' first")
+	ErrNotConfigured = errors.New("sync is not set up; give the control plane's URL and your token in Settings (or with 'mnote sync set --url URL --token-stdin')")
 )
 
 // SessionLister lists the local sessions (a *store.Index), for sending

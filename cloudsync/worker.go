@@ -297,7 +297,7 @@ func (s *Syncer) send(ctx context.Context, c *api.Client, ob *outbox, it item) s
 	case ae.Status >= 500, ae.Status == http.StatusUnauthorized, ae.Status == http.StatusForbidden,
 		ae.Status == http.StatusRequestTimeout, ae.Status == http.StatusConflict:
 		if ae.Status == http.StatusUnauthorized {
-			return sendResult{err: fmt.Errorf("%w; set a new token with 'mnote sync set --url URL --token-stdin'", ae)}
+			return sendResult{err: fmt.Errorf("%w; give a new token in Settings (or with 'mnote sync set --url URL --token-stdin')", ae)}
 		}
 		return sendResult{err: ae}
 	default: // 400, 404 (the id is another account's), 413, …

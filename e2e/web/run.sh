@@ -21,8 +21,9 @@ die() { printf 'e2e/web: %s\n' "$*" >&2; exit 1; }
 
 export MNOTE_BIN=${MNOTE_BIN:-$root/build/bin/mnote}
 export MNOTE_TESTAGENT_BIN=${MNOTE_TESTAGENT_BIN:-$root/build/bin/mnote-testagent}
+export MNOTE_CONTROLPLANE_BIN=${MNOTE_CONTROLPLANE_BIN:-$root/build/bin/mnote-controlplane}
 export MNOTE_E2E_CHROMIUM=${MNOTE_E2E_CHROMIUM:-/usr/bin/chromium}
-for b in "$MNOTE_BIN" "$MNOTE_TESTAGENT_BIN"; do
+for b in "$MNOTE_BIN" "$MNOTE_TESTAGENT_BIN" "$MNOTE_CONTROLPLANE_BIN"; do
 	[[ -x $b ]] || die "$b is missing: run 'make build' first (it builds the UI, the app and the test agent)"
 done
 [[ -x $MNOTE_E2E_CHROMIUM ]] ||

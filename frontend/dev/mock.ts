@@ -22,6 +22,7 @@ import type {
   Hit,
   PermissionRequest,
   SessionSummary,
+  Share,
   ThreadEvent,
   Usage,
 } from '../src/api/types';
@@ -61,7 +62,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const agents: Agent[] = [
   { name: 'claude', title: 'Claude Code', command: 'claude-code-acp', args: [], builtin: true, status: 'ready', path: '/usr/local/bin/claude-code-acp' },
   { name: 'codex', title: 'Codex', command: 'codex-acp', args: [], builtin: true, status: 'missing', hint: 'npm install -g @zed-industries/codex-acp' },
-  { name: 'gemini', title: 'Gemini CLI', command: 'gemini', args: ['--experimental-acp'], builtin: true, status: 'needs_login', hint: 'gemini auth login' },
+  {
+    name: 'gemini',
+    title: 'Gemini CLI',
+    command: 'gemini',
+    args: ['--experimental-acp'],
+    builtin: true,
+    status: 'needs_login',
+    loginHint: 'run `gemini` once and log in with Google, or give a Gemini API key',
+    keyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+  },
   { name: 'goose', title: 'goose', command: 'goose', args: ['acp'], builtin: true, status: 'ready', path: '/usr/bin/goose' },
   {
     name: 'my-agent',
@@ -429,7 +439,66 @@ async function call(method: string, args: Record<string, unknown>): Promise<unkn
       if (!a) fail('not_found', 'No such agent.');
       if (a.status === 'missing') fail('agent_missing', `${a.title} is not installed.`, a.hint);
       await sleep(600);
-      return { name: a.name, agentName: a.title, agentVersion: '1.4.2', protocol: 1, loadSession: true, authMethods: a.status === 'needs_login' ? [{ id: 'oauth', name: 'Log in with Google' }] : [], startMs: 843 };
+      const authMethods =
+        a.status === 'needs_login'
+          ? [
+              { id: 'oauth-personal', name: 'Log in with Google', description: 'a browser window opens', command: `${a.command} --login` },
+              { id: 'gemini-api-key', name: 'Use a Gemini API key', envVars: ['GEMINI_API_KEY'] },
+            ]
+          : [];
+      return { name: a.name, agentName: a.title, agentVersion: '1.4.2', protocol: 1, loadSession: true, authMethods, startMs: 843 };
+    }
+    case 'agents.setKey': {
+      const a = agents.find((x) => x.name === args.name);
+      if (!a) fail('agent_missing', `there is no agent named "${String(args.name)}"`);
+      const v = String(args.var ?? '');
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) fail('bad_request', `set agent key: "${v}" is not an environment variable name`);
+      const keys = new Set(a.keys ?? []);
+      if (args.value) keys.add(v);
+      else keys.delete(v);
+      a.keys = [...keys].sort();
+      if (a.status === 'needs_login' && keys.size) a.status = 'ready';
+      return agents;
+    }
+    case 'agents.openTerminal': {
+      const a = agents.find((x) => x.name === args.name);
+      if (!a) fail('agent_missing', `there is no agent named "${String(args.name)}"`);
+      return fail('bad_request', 'there is no display to open a terminal on: run this yourself', `${a.command} --login`);
+    }
+    case 'sessions.export':
+      return mockExport(args);
+    case 'sync.status':
+      return syncStatus();
+    case 'sync.configure':
+      return syncConfigure(args);
+    case 'sync.enable':
+      return syncEnable(!!args.on);
+    case 'sync.allowTitles':
+      mockSync.allowTitles = !!args.allow;
+      return syncStatus();
+    case 'sync.now':
+      if (!mockSync.enabled) fail('bad_request', "sync is off; turn it on with 'mnote sync on'");
+      mockSync.pending = 0;
+      mockSync.lastSync = new Date().toISOString();
+      return syncStatus();
+    case 'sync.removeMyData': {
+      if (!mockSync.url || !mockSync.token) fail('bad_request', "sync is not set up; run 'mnote sync set --url URL --token-stdin' first");
+      const r = { sessions: sessions.size, shares: mockShares.length };
+      mockShares.length = 0;
+      mockSync.enabled = false;
+      mockSync.lastSync = '';
+      return r;
+    }
+    case 'shares.publish':
+      return sharePublish(args);
+    case 'shares.list':
+      if (!mockSync.url || !mockSync.token) fail('bad_request', "sync is not set up; run 'mnote sync set --url URL --token-stdin' first");
+      return mockShares;
+    case 'shares.revoke': {
+      const i = mockShares.findIndex((x) => x.id === args.id);
+      if (i < 0) fail('bad_request', `revoke share ${String(args.id)}: not found`);
+      mockShares.splice(i, 1);
+      return null;
     }
     case 'agents.saveCustom': {
       const i = agents.findIndex((x) => x.name === args.name);
@@ -579,6 +648,80 @@ async function call(method: string, args: Record<string, unknown>): Promise<unkn
 }
 
 const deleted = new Map<string, MockSession>();
+
+// ---- sync, shares, exports (in memory; nothing leaves the page) ---------------------
+
+const mockSync = { url: '', token: '', enabled: false, allowTitles: false, pending: 0, lastSync: '' };
+const mockShares: Share[] = [];
+
+function syncStatus() {
+  return {
+    enabled: mockSync.enabled,
+    configured: !!(mockSync.url && mockSync.token),
+    ...(mockSync.url ? { url: mockSync.url } : {}),
+    allowTitles: mockSync.allowTitles,
+    ...(mockSync.lastSync ? { lastSync: mockSync.lastSync } : {}),
+    pending: mockSync.pending,
+  };
+}
+
+function syncConfigure(args: Record<string, unknown>) {
+  const url = String(args.url ?? '').trim().replace(/\/$/, '');
+  if (!/^https:\/\/[^/]+|^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?/.test(url)) {
+    fail('bad_request', `control plane URL "${url}": must start with https://`);
+  }
+  mockSync.url = url;
+  if (typeof args.token === 'string') mockSync.token = args.token;
+  mockSync.allowTitles = !!args.allowTitles;
+  return syncStatus();
+}
+
+function syncEnable(on: boolean) {
+  if (on && !(mockSync.url && mockSync.token)) fail('bad_request', "sync is not set up; run 'mnote sync set --url URL --token-stdin' first");
+  mockSync.enabled = on;
+  if (on) {
+    // The worker sends every record over a few seconds.
+    mockSync.pending = sessions.size;
+    const tick = () => {
+      if (!mockSync.enabled || mockSync.pending <= 0) return;
+      mockSync.pending--;
+      mockSync.lastSync = new Date().toISOString();
+      setTimeout(tick, 700);
+    };
+    setTimeout(tick, 700);
+  }
+  return syncStatus();
+}
+
+function sharePublish(args: Record<string, unknown>) {
+  get(args.id);
+  if (!mockSync.enabled) fail('bad_request', "publish: publish a share: sync is off; turn it on with 'mnote sync on'");
+  const token = Math.random().toString(36).slice(2, 14);
+  const days = Number(args.expiresInDays ?? 0);
+  const share: Share = {
+    id: 'shr_' + token.slice(0, 6),
+    token,
+    url: `${mockSync.url}/s/${token}`,
+    sessionId: String(args.id),
+    createdAt: new Date().toISOString(),
+    ...(days > 0 ? { expiresAt: new Date(Date.now() + days * 86_400_000).toISOString() } : {}),
+  };
+  mockShares.unshift(share);
+  return share;
+}
+
+function mockExport(args: Record<string, unknown>) {
+  const s = get(args.id);
+  const format = String(args.format);
+  const mime = ({ md: 'text/markdown', html: 'text/html', jsonl: 'application/x-ndjson' } as Record<string, string>)[format];
+  if (!mime) fail('bad_request', `format must be md, html or jsonl, not "${format}"`);
+  const text = s.entries
+    .filter((e) => e.kind === 'user_message' || e.kind === 'assistant_message' || (args.includeThoughts && e.kind === 'thought'))
+    .map((e) => (format === 'jsonl' ? JSON.stringify(e) : `## ${e.kind === 'user_message' ? 'You' : e.kind === 'thought' ? 'Thought' : 'Assistant'}\n\n${e.text ?? ''}\n`))
+    .join('\n');
+  const content = format === 'html' ? `<!doctype html><meta charset="utf-8"><title>${s.summary.title}</title><pre>${text.replace(/[<&]/g, (c) => (c === '<' ? '&lt;' : '&amp;'))}</pre>` : text;
+  return { filename: `mnote-${s.summary.id}.${format}`, mime, content };
+}
 
 window.go = {
   app: {

@@ -10,15 +10,23 @@ import type {
   CustomAgentInput,
   EventMap,
   EventName,
+  ExportOptions,
+  Exported,
   FileDiff,
   FindHit,
   Hit,
   PermissionRequest,
   PromptExtras,
+  PublishOptions,
+  RemovedData,
   RevertResult,
   RunningAgent,
   SessionSummary,
+  Share,
   Snapshot,
+  SyncConfigInput,
+  SyncStatus,
+  TerminalOpened,
   Trashed,
   TreeNode,
   TurnChanges,
@@ -33,6 +41,10 @@ export interface Client {
     saveCustom(a: CustomAgentInput): Promise<Agent[]>;
     removeCustom(name: string): Promise<Agent[]>;
     running(): Promise<RunningAgent[]>;
+    /** Keeps (value "" removes) a key the agent gets in its environment; the value is never sent back. */
+    setKey(name: string, variable: string, value: string): Promise<Agent[]>;
+    /** Opens a terminal on a login command (method: an auth method id; "" the login hint's). */
+    openTerminal(name: string, method?: string): Promise<TerminalOpened>;
   };
   sessions: {
     list(args?: { limit?: number; offset?: number }): Promise<SessionSummary[]>;
@@ -49,6 +61,20 @@ export interface Client {
     setModel(id: string, modelId: string): Promise<void>;
     switchAgent(id: string, agent: string): Promise<SessionSummary>;
     close(id: string): Promise<void>;
+    export(id: string, opts: ExportOptions): Promise<Exported>;
+  };
+  sync: {
+    status(): Promise<SyncStatus>;
+    configure(c: SyncConfigInput): Promise<SyncStatus>;
+    enable(on: boolean): Promise<SyncStatus>;
+    allowTitles(allow: boolean): Promise<SyncStatus>;
+    now(): Promise<SyncStatus>;
+    removeMyData(): Promise<RemovedData>;
+  };
+  shares: {
+    publish(id: string, opts?: PublishOptions): Promise<Share>;
+    list(): Promise<Share[]>;
+    revoke(id: string): Promise<void>;
   };
   permissions: {
     decide(sessionId: string, requestId: string, optionId: string): Promise<void>;
@@ -110,6 +136,11 @@ function buffer(x: unknown, method: string): BufferState {
   return { ...b, content: typeof b.content === 'string' ? b.content : '', dirty: !!b.dirty, version: Number(b.version) || 0 };
 }
 
+function syncStatus(x: unknown, method: string): SyncStatus {
+  const s = obj<SyncStatus>(x, method);
+  return { ...s, enabled: !!s.enabled, configured: !!s.configured, allowTitles: !!s.allowTitles, pending: Number(s.pending) || 0 };
+}
+
 function normalizeSnapshot(s: Snapshot): Snapshot {
   const t = s.thread ?? ({ entries: [], usage: { used: 0, size: 0 }, turn: 0 } as Snapshot['thread']);
   return {
@@ -132,6 +163,9 @@ export function createClient(t: Transport): Client {
       saveCustom: async (a) =>
         arr<Agent>(await call('agents.saveCustom', { name: a.name, command: a.command, args: a.args, env: a.env })),
       removeCustom: async (name) => arr<Agent>(await call('agents.removeCustom', { name })),
+      setKey: async (name, variable, value) => arr<Agent>(await call('agents.setKey', { name, var: variable, value })),
+      openTerminal: async (name, method) =>
+        obj<TerminalOpened>(await call('agents.openTerminal', method ? { name, method } : { name }), 'agents.openTerminal'),
     },
     sessions: {
       list: async (args = {}) => arr<SessionSummary>(await call('sessions.list', args)),
@@ -157,6 +191,40 @@ export function createClient(t: Transport): Client {
       switchAgent: async (id, agent) =>
         obj<SessionSummary>(await call('sessions.switchAgent', { id, agent }), 'sessions.switchAgent'),
       close: async (id) => void (await call('sessions.close', { id })),
+      export: async (id, o) => {
+        const args: Record<string, unknown> = { id, format: o.format };
+        if (o.redact !== undefined) args.redact = o.redact;
+        if (o.includeThoughts) args.includeThoughts = true;
+        if (o.includeToolIO) args.includeToolIO = true;
+        const r = obj<Exported>(await call('sessions.export', args), 'sessions.export');
+        return { ...r, content: typeof r.content === 'string' ? r.content : '', path: r.path || undefined };
+      },
+    },
+    sync: {
+      status: async () => syncStatus(await call('sync.status'), 'sync.status'),
+      configure: async (c) => {
+        const args: Record<string, unknown> = { url: c.url, allowTitles: c.allowTitles };
+        if (c.token !== undefined) args.token = c.token;
+        return syncStatus(await call('sync.configure', args), 'sync.configure');
+      },
+      enable: async (on) => syncStatus(await call('sync.enable', { on }), 'sync.enable'),
+      allowTitles: async (allow) => syncStatus(await call('sync.allowTitles', { allow }), 'sync.allowTitles'),
+      now: async () => syncStatus(await call('sync.now'), 'sync.now'),
+      removeMyData: async () => {
+        const r = obj<RemovedData>(await call('sync.removeMyData'), 'sync.removeMyData');
+        return { sessions: Number(r.sessions) || 0, shares: Number(r.shares) || 0 };
+      },
+    },
+    shares: {
+      publish: async (id, o = {}) => {
+        const args: Record<string, unknown> = { id };
+        if (o.expiresInDays) args.expiresInDays = o.expiresInDays;
+        if (o.includeThoughts) args.includeThoughts = true;
+        if (o.includeToolIO) args.includeToolIO = true;
+        return obj<Share>(await call('shares.publish', args), 'shares.publish');
+      },
+      list: async () => arr<Share>(await call('shares.list')),
+      revoke: async (id) => void (await call('shares.revoke', { id })),
     },
     permissions: {
       decide: async (sessionId, requestId, optionId) =>

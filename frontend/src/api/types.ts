@@ -20,12 +20,22 @@ export interface Agent {
   stderrTail?: string;
   /** Not in API.md (yet): custom agents' env, when Go sends it back. */
   env?: Record<string, string>;
+  /** How to log in or give the agent a key, in words. */
+  loginHint?: string;
+  /** Environment variables that can carry the agent's key, most useful first. */
+  keyEnv?: string[];
+  /** The names (never the values) of the keys mnote keeps for it. */
+  keys?: string[];
 }
 
 export interface AuthMethod {
   id: string;
   name: string;
   description?: string;
+  /** A terminal method's exact command (agents.openTerminal runs it). */
+  command?: string;
+  /** A key method's variables (give them with agents.setKey). */
+  envVars?: string[];
 }
 
 export interface AgentCheck {
@@ -488,6 +498,81 @@ export interface EventMap {
 }
 
 export type EventName = keyof EventMap;
+
+// ---- Sync, shares and exports (issue 7) -------------------------------------
+// Sync is off until the user turns it on; while off, nothing connects anywhere.
+
+export interface SyncStatus {
+  /** Sync is on (and set up). */
+  enabled: boolean;
+  /** A control plane URL and a token are saved. */
+  configured: boolean;
+  url?: string;
+  allowTitles: boolean;
+  /** When a record was last acknowledged (RFC 3339). */
+  lastSync?: string;
+  /** Records waiting to be sent. */
+  pending: number;
+  lastError?: string;
+  /** When the worker tries again after failures or a rate limit (RFC 3339). */
+  nextAttempt?: string;
+}
+
+export interface SyncConfigInput {
+  url: string;
+  /** Omitted: keep the saved one. Never sent back by Go. */
+  token?: string;
+  allowTitles: boolean;
+}
+
+/** A published, read-only, redacted share of a session. */
+export interface Share {
+  id: string;
+  token: string;
+  url: string;
+  sessionId: string;
+  createdAt: string;
+  /** Absent: until revoked. */
+  expiresAt?: string;
+}
+
+export interface PublishOptions {
+  /** 0: until revoked. */
+  expiresInDays?: number;
+  includeThoughts?: boolean;
+  includeToolIO?: boolean;
+}
+
+/** What sync.removeMyData deleted on the control plane. */
+export interface RemovedData {
+  sessions: number;
+  shares: number;
+}
+
+export type ExportFormat = 'md' | 'html' | 'jsonl';
+
+export interface ExportOptions {
+  format: ExportFormat;
+  /** Default: on for md and html, off for jsonl. */
+  redact?: boolean;
+  includeThoughts?: boolean;
+  includeToolIO?: boolean;
+}
+
+/** sessions.export: in the window a save dialog wrote the file (`path`);
+ * in mnote serve the page downloads `content`; neither: cancelled. */
+export interface Exported {
+  filename: string;
+  mime: string;
+  content: string;
+  path?: string;
+}
+
+/** agents.openTerminal: the terminal program started and the command it runs. */
+export interface TerminalOpened {
+  terminal: string;
+  command: string;
+}
 
 // ---- Errors ----------------------------------------------------------------
 

@@ -10,3 +10,8 @@ export { EditorStore, Tab, type Selection, type DiffShown, type TextSource } fro
 export { CheckpointsStore, type DiffsState, type RevertState } from './checkpoints.svelte';
 export { ConfirmStore, type Question, type ConfirmButton } from './confirm.svelte';
 export { LayoutStore } from './layout.svelte';
+export { Features, getFeatures, setFeatures, type FeatureOptions } from './features.svelte';
+export { SyncStore, type SyncAction } from './sync.svelte';
+export { ShareStore } from './share.svelte';
+export { ExportStore, type ExportOutcome, type Downloader } from './exports.svelte';
+export { AgentLoginStore, type TerminalState } from './login.svelte';
