@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_HIGHLIGHT, MarkdownStream, STREAM_PLAIN, handleMarkdownClick, isSafeHref, renderMarkdown, sanitize } from '../src/lib/markdown';
+import { MAX_HIGHLIGHT, MarkdownStream, MAX_FRAME_APPEND, STREAM_PLAIN, handleMarkdownClick, isSafeHref, renderMarkdown, sanitize } from '../src/lib/markdown';
 
 function dom(html: string): HTMLDivElement {
   const div = document.createElement('div');
@@ -295,6 +295,32 @@ describe('MarkdownStream: a long paragraph while it streams', () => {
     expect(done).toContain('<code>code</code>');
     // And it is stable.
     expect(s.update(text, false).flat().join('')).toBe(done);
+    clock.mockRestore();
+  });
+});
+
+describe('MarkdownStream: a flood far ahead of the screen', () => {
+  it('grows a huge block by at most MAX_FRAME_APPEND an update and catches up', () => {
+    let now = 0;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += 1000));
+    const s = new MarkdownStream();
+    const word = 'lorem ipsum dolor sit amet ';
+    let text = word.repeat(Math.ceil((STREAM_PLAIN * 1.2) / word.length));
+    s.update(text, true);
+    s.update(text + word, true); // now a plain-pieces block
+    text += word.repeat(Math.ceil(200_000 / word.length)); // 200 KB arrive at once
+    const shown = (html: string) => html.replace(/<[^>]+>/g, '').length;
+    let html = s.update(text, true).flat().join('');
+    expect(s.retryIn).toBeGreaterThan(0);
+    expect(shown(html)).toBeLessThan(STREAM_PLAIN * 1.2 + MAX_FRAME_APPEND + 2 * word.length);
+    let n = 0;
+    while (s.retryIn > 0 && n++ < 50) html = s.update(text, true).flat().join('');
+    expect(n).toBeGreaterThan(3);
+    expect(shown(html)).toBe(text.length);
+    // The end of the stream: complete and final.
+    html = s.update(text, false).flat().join('');
+    expect(shown(html)).toBe(text.length);
+    expect(s.retryIn).toBe(0);
     clock.mockRestore();
   });
 });

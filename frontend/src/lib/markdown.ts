@@ -75,6 +75,8 @@ export const HUGE_BLOCK = 64 * 1024;
  * rendered as Markdown once the message is complete. */
 export const STREAM_PLAIN = 16 * 1024;
 const PIECE = 8 * 1024;
+/** The most text a huge block grows by in one update (see update()). */
+export const MAX_FRAME_APPEND = 32 * 1024;
 
 /**
  * Plain-text pieces of a huge block, each its own element, so that a block
@@ -351,13 +353,22 @@ export class MarkdownStream {
       src.startsWith(this.src) &&
       !src.slice(this.src.length).includes('\n')
     ) {
-      const raw = lastTok.raw + src.slice(this.src.length);
+      // At most MAX_FRAME_APPEND new characters a frame: a flood far
+      // ahead of the screen is shown over a few frames (each one laying
+      // out a bounded amount of new text) instead of in one long task.
+      let upto = src.length;
+      if (upto - this.src.length > MAX_FRAME_APPEND) {
+        upto = this.src.length + MAX_FRAME_APPEND;
+        if (/[\uD800-\uDBFF]/.test(src[upto - 1])) upto--; // keep a surrogate pair whole
+        this.retryIn = 1;
+      }
+      const raw = lastTok.raw + src.slice(this.src.length, upto);
       const tok = { ...lastTok, raw, text: raw } as Token;
       const tokens = this.tokens.slice(0, n - 1).concat(tok);
       const htmls = this.htmls.slice(0, n - 1);
       this.huge = piecesOf(raw, this.huge?.raw === lastTok.raw ? this.huge : undefined);
       htmls.push(this.huge.html);
-      this.src = src;
+      this.src = src.slice(0, upto);
       this.tokens = tokens;
       this.htmls = htmls;
       this.lastCost = 0;
