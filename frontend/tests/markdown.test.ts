@@ -324,3 +324,22 @@ describe('MarkdownStream: a flood far ahead of the screen', () => {
     clock.mockRestore();
   });
 });
+
+describe('MarkdownStream: a flood that starts long', () => {
+  it('shows a long first line as plain pieces without lexing it, then renders it once complete', () => {
+    const s = new MarkdownStream();
+    const text = 'some **bold** text, '.repeat(2000); // 40 KB, one line (under HUGE_BLOCK)
+    const streaming = s.update(text, true).flat().join('');
+    expect(streaming).toContain('md-plain');
+    expect(streaming).not.toContain('<strong>');
+    const done = s.update(text, false).flat().join('');
+    expect(done).not.toContain('md-plain');
+    expect(done).toContain('<strong>bold</strong>');
+  });
+
+  it('still lexes a long line that starts another kind of block', () => {
+    const s = new MarkdownStream();
+    const html = s.update('# ' + 'title words '.repeat(3000), true).flat().join('');
+    expect(html).toContain('<h1');
+  });
+});

@@ -169,7 +169,13 @@ async function turnTime(page: Page, timeout: number): Promise<number> {
   return round((await h.jsonValue()) as number);
 }
 
+// Playwright's trace takes DOM snapshots around actions, inside the page:
+// with a 2 MB message on screen they are long tasks of their own, which the
+// measurements must not count.
+test.use({ trace: 'off' });
+
 test.describe('perf', () => {
+
   test.beforeEach(async ({ page }) => {
     await page.addInitScript(instrument);
   });

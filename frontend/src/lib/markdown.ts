@@ -75,6 +75,9 @@ export const HUGE_BLOCK = 64 * 1024;
  * rendered as Markdown once the message is complete. */
 export const STREAM_PLAIN = 16 * 1024;
 const PIECE = 8 * 1024;
+/** Text that starts a Markdown block other than a paragraph. */
+const BLOCK_START = /^\s{0,3}(#|>|[-*+]\s|\d+[.)]\s|```|~~~|\||<|={3,}|-{3,})/;
+
 /** The most text a huge block grows by in one update (see update()). */
 export const MAX_FRAME_APPEND = 32 * 1024;
 
@@ -385,7 +388,12 @@ export class MarkdownStream {
       keep = i;
     }
     const from = keep > 0 ? this.starts[keep] : 0;
-    const fresh = md.lexer(from > 0 ? src.slice(from) : src);
+    const tail = from > 0 ? src.slice(from) : src;
+    // A long streaming tail of one line is one paragraph: skip lexing it
+    // (marked's paragraph rules cost ~1 ms per KiB, all on one frame when a
+    // flood starts); it grows as plain pieces and is lexed once complete.
+    const plain = streaming && tail.length > STREAM_PLAIN && tail.indexOf('\n') < 0 && !BLOCK_START.test(tail);
+    const fresh: Token[] = plain ? [{ type: 'paragraph', raw: tail, text: tail, tokens: [] } as unknown as Token] : md.lexer(tail);
 
     const tokens = this.tokens.slice(0, keep).concat(fresh);
     const starts = this.starts.slice(0, keep);
@@ -402,7 +410,12 @@ export class MarkdownStream {
     for (let j = keep; j < tokens.length; j++) {
       const last = j === tokens.length - 1;
       const t0 = last ? clock() : 0;
-      htmls.push(renderToken(tokens[j], !(streaming && last)));
+      if (plain && last) {
+        this.huge = piecesOf(tokens[j].raw);
+        htmls.push(this.huge.html);
+      } else {
+        htmls.push(renderToken(tokens[j], !(streaming && last)));
+      }
       if (last) {
         t1 = clock();
         this.lastCost = t1 - t0;
