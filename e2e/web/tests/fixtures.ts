@@ -192,9 +192,23 @@ export function composer(page: Page): Locator {
 /** Types a prompt into the composer and presses Enter. */
 export async function send(page: Page, text: string): Promise<void> {
   const box = composer(page);
+  // The entry id of the newest prompt on screen (read at once, no waiting).
+  const lastPrompt = () =>
+    page.evaluate(() => {
+      const els = document.querySelectorAll('[data-entry-id]');
+      for (let i = els.length - 1; i >= 0; i--) {
+        if (els[i].querySelector('[data-testid="user-message"]')) return els[i].getAttribute('data-entry-id');
+      }
+      return null;
+    });
+  const before = await lastPrompt();
   await box.click();
   await box.fill(text);
   await box.press('Enter');
+  // Returns once the prompt is in the thread (the turn has started: its
+  // "running" event comes first), so that waitTurnEnd cannot see the Send
+  // button of the moment before the turn.
+  await expect.poll(lastPrompt, { timeout: 15_000, intervals: [10, 20, 50] }).not.toBe(before);
 }
 
 /** Sends a step script (the test agent runs it as this turn). */

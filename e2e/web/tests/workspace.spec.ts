@@ -119,6 +119,7 @@ test('revert a turn from the Changes view: the file on disk is restored, a file 
 
   await panel.getByTestId('revert-turn').click();
   await expect(panel.getByTestId('revert-done')).toContainText('1 restored, 1 deleted');
+  await expect(panel.getByTestId('revert-turn')).toBeDisabled(); // once is all
   await expect.poll(() => readNote(serve, 'r.md')).toBe('original\n');
   expect(readNote(serve, 'made.md')).toBeNull();
   await page.keyboard.press('Escape');
@@ -133,6 +134,9 @@ test('a revert that meets a later edit writes nothing and shows the diff', async
   await openApp(page, serve);
   await pickTestAgent(page);
   await sendSteps(page, [{ writeFile: { path: `${serve.workspace}/c.md`, content: 'v1 by the agent\n' } }]);
+  // The turn's checkpoint is stored (its Changes chip shows) before the
+  // other program writes: an edit during the turn would count as the turn's.
+  await expect(thread(page).getByTestId('turn-changes')).toBeVisible();
   await waitTurnEnd(page);
   writeNote(serve, 'c.md', 'v2 by someone else\n');
   await thread(page).getByTestId('turn-changes').click();
