@@ -105,7 +105,7 @@ func openSQLite(ctx context.Context, path string) (_ *sqlStore, err error) {
 	s.w.SetMaxIdleConns(1)
 	s.w.SetConnMaxLifetime(0)
 	s.w.SetConnMaxIdleTime(0)
-	if err := s.w.PingContext(ctx); err != nil {
+	if err := pingSQLite(ctx, s.w); err != nil {
 		return nil, fmt.Errorf("controlplane: open database %s: %w (is it a SQLite file?)", abs, err)
 	}
 	if s.r, err = sql.Open("sqlite3", sqliteDSN(abs, false)); err != nil {
@@ -268,4 +268,23 @@ func isUniqueViolation(err error) bool {
 		return pe.Code == "23505"
 	}
 	return false
+}
+
+// pingSQLite opens the first connection. Several servers starting on a new
+// file at once race to switch it to WAL; the loser's switch fails at once
+// with "database is locked" (SQLite does not wait on its busy timeout for
+// it), so it tries again for a few seconds.
+func pingSQLite(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := db.PingContext(ctx)
+		if err == nil || !strings.Contains(err.Error(), "database is locked") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
