@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the database/sql driver
 
 	"mnote/controlplane/api"
+	"mnote/store/sqlitedb"
 )
 
 // The outbox is its own SQLite file (sync.db, WAL) beside mnote.db: it is
@@ -76,14 +76,17 @@ func openOutbox(ctx context.Context, path string) (*outbox, error) {
 		return nil, fmt.Errorf("sync outbox: %w", err)
 	}
 	f.Close()
-	u := url.URL{Path: path}
-	db, err := sql.Open("sqlite3", "file:"+u.EscapedPath()+"?_busy_timeout=5000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+	db, err := sql.Open("sqlite3", sqlitedb.DSN(path, "_busy_timeout=5000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("sync outbox %s: %w", path, err)
 	}
 	// One connection: every write is serialized by Go, never bounced
 	// with SQLITE_BUSY, and each Enqueue is one transaction.
 	db.SetMaxOpenConns(1)
+	if err := sqlitedb.Ping(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sync outbox %s: %w", path, err)
+	}
 	if _, err := db.ExecContext(ctx, outboxSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sync outbox %s: %w (delete the file to start the outbox afresh)", path, err)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,6 +20,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mattn/go-sqlite3"
+
+	"mnote/store/sqlitedb"
 )
 
 //go:embed migrations/*.sql
@@ -64,14 +65,13 @@ func Open(ctx context.Context, db string) (Store, error) {
 // 200 — a power cut loses nothing that was accepted; a busy timeout so a
 // second process (a `user add` while serving) waits instead of failing.
 func sqliteDSN(path string, write bool) string {
-	u := url.URL{Path: path}
 	q := "_busy_timeout=5000&_foreign_keys=1&_synchronous=FULL"
 	if write {
 		q += "&_journal_mode=WAL&_txlock=immediate"
 	} else {
 		q += "&_query_only=1"
 	}
-	return "file:" + u.EscapedPath() + "?" + q
+	return sqlitedb.DSN(path, q)
 }
 
 func openSQLite(ctx context.Context, path string) (_ *sqlStore, err error) {
@@ -105,7 +105,7 @@ func openSQLite(ctx context.Context, path string) (_ *sqlStore, err error) {
 	s.w.SetMaxIdleConns(1)
 	s.w.SetConnMaxLifetime(0)
 	s.w.SetConnMaxIdleTime(0)
-	if err := pingSQLite(ctx, s.w); err != nil {
+	if err := sqlitedb.Ping(ctx, s.w); err != nil {
 		return nil, fmt.Errorf("controlplane: open database %s: %w (is it a SQLite file?)", abs, err)
 	}
 	if s.r, err = sql.Open("sqlite3", sqliteDSN(abs, false)); err != nil {
@@ -268,23 +268,4 @@ func isUniqueViolation(err error) bool {
 		return pe.Code == "23505"
 	}
 	return false
-}
-
-// pingSQLite opens the first connection. Several servers starting on a new
-// file at once race to switch it to WAL; the loser's switch fails at once
-// with "database is locked" (SQLite does not wait on its busy timeout for
-// it), so it tries again for a few seconds.
-func pingSQLite(ctx context.Context, db *sql.DB) error {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		err := db.PingContext(ctx)
-		if err == nil || !strings.Contains(err.Error(), "database is locked") || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }

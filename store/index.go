@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,6 +18,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+
+	"mnote/store/sqlitedb"
 )
 
 //go:embed migrations/*.sql
@@ -85,7 +86,6 @@ func (ix *Index) Recovered() string { return ix.recovered }
 func (ix *Index) Path() string { return ix.path }
 
 func dsn(path string, write bool) string {
-	u := url.URL{Path: path}
 	q := "_busy_timeout=5000&_synchronous=NORMAL&_foreign_keys=1"
 	if write {
 		// A 4 MB page cache while sessions stream (a bigger one only
@@ -94,7 +94,7 @@ func dsn(path string, write bool) string {
 	} else {
 		q += "&_query_only=1"
 	}
-	return "file:" + u.EscapedPath() + "?" + q
+	return sqlitedb.DSN(path, q)
 }
 
 func openIndex(ctx context.Context, path string) (_ *Index, err error) {
@@ -118,7 +118,7 @@ func openIndex(ctx context.Context, path string) (_ *Index, err error) {
 	ix.w.SetMaxIdleConns(1)
 	ix.w.SetConnMaxLifetime(0)
 	ix.w.SetConnMaxIdleTime(0)
-	if err := ix.w.PingContext(ctx); err != nil {
+	if err := sqlitedb.Ping(ctx, ix.w); err != nil {
 		return nil, fmt.Errorf("store: open index %s: %w", path, err)
 	}
 	if err := migrate(ctx, ix.w); err != nil {

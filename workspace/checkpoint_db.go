@@ -1,16 +1,18 @@
 package workspace
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // database/sql driver "sqlite3"
+
+	"mnote/store/sqlitedb"
 )
 
 // The checkpoint store is one SQLite file, <state>/checkpoints.db: the
@@ -70,8 +72,7 @@ func openCPDB(dir string) (*sql.DB, error) {
 		return nil, fmt.Errorf("open checkpoints %s: %w", path, err)
 	}
 	f.Close()
-	u := url.URL{Path: path}
-	db, err := sql.Open("sqlite3", "file:"+u.EscapedPath()+"?_busy_timeout=5000&_synchronous=NORMAL&_journal_mode=WAL&_txlock=immediate")
+	db, err := sql.Open("sqlite3", sqlitedb.DSN(path, "_busy_timeout=5000&_synchronous=NORMAL&_journal_mode=WAL&_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open checkpoints %s: %w", path, err)
 	}
@@ -79,6 +80,10 @@ func openCPDB(dir string) (*sql.DB, error) {
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
+	if err := sqlitedb.Ping(context.Background(), db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open checkpoints %s: %w (delete the file to start over)", path, err)
+	}
 	var v int
 	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
 		db.Close()
