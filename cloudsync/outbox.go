@@ -69,22 +69,13 @@ func openOutbox(ctx context.Context, path string) (*outbox, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("sync outbox: %w", err)
 	}
-	// Create the file ourselves so it is 0600 (SQLite gives -wal and -shm
-	// the same mode).
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
+	if err := sqlitedb.Create(path); err != nil {
 		return nil, fmt.Errorf("sync outbox: %w", err)
-	}
-	f.Close()
-	db, err := sql.Open("sqlite3", sqlitedb.DSN(path, "_busy_timeout=5000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"))
-	if err != nil {
-		return nil, fmt.Errorf("sync outbox %s: %w", path, err)
 	}
 	// One connection: every write is serialized by Go, never bounced
 	// with SQLITE_BUSY, and each Enqueue is one transaction.
-	db.SetMaxOpenConns(1)
-	if err := sqlitedb.Ping(ctx, db); err != nil {
-		db.Close()
+	db, err := sqlitedb.OpenWriter(ctx, sqlitedb.DSN(path, "_busy_timeout=5000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"))
+	if err != nil {
 		return nil, fmt.Errorf("sync outbox %s: %w", path, err)
 	}
 	if _, err := db.ExecContext(ctx, outboxSchema); err != nil {

@@ -2,13 +2,11 @@ package controlplane
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -84,36 +82,21 @@ func openSQLite(ctx context.Context, path string) (_ *sqlStore, err error) {
 	}
 	// Create the file ourselves so it is 0600 (the -wal and -shm files
 	// get the same mode): it holds token hashes and share snapshots.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
+	if err := sqlitedb.Create(abs); err != nil {
 		return nil, fmt.Errorf("controlplane: open database %s: %w (check that the folder exists and is writable)", abs, err)
 	}
-	f.Close()
 	s := &sqlStore{kind: "sqlite", where: abs}
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
-	// One writing connection: SQLite has one writer at a time anyway, and
-	// queueing writes in Go beats SQLITE_BUSY retries. Readers have their
-	// own pool and read a consistent snapshot meanwhile (WAL).
-	if s.w, err = sql.Open("sqlite3", sqliteDSN(abs, true)); err != nil {
-		return nil, fmt.Errorf("controlplane: open database %s: %w", abs, err)
-	}
-	s.w.SetMaxOpenConns(1)
-	s.w.SetMaxIdleConns(1)
-	s.w.SetConnMaxLifetime(0)
-	s.w.SetConnMaxIdleTime(0)
-	if err := sqlitedb.Ping(ctx, s.w); err != nil {
+	if s.w, err = sqlitedb.OpenWriter(ctx, sqliteDSN(abs, true)); err != nil {
 		return nil, fmt.Errorf("controlplane: open database %s: %w (is it a SQLite file?)", abs, err)
 	}
-	if s.r, err = sql.Open("sqlite3", sqliteDSN(abs, false)); err != nil {
+	if s.r, err = sqlitedb.OpenReaders(sqliteDSN(abs, false)); err != nil {
 		return nil, fmt.Errorf("controlplane: open database %s: %w", abs, err)
 	}
-	n := max(4, runtime.GOMAXPROCS(0))
-	s.r.SetMaxOpenConns(n)
-	s.r.SetMaxIdleConns(n)
 	s.q = queries{}
 	s.batch = &putBatcher{s: s}
 	return s, nil

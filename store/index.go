@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,25 +99,16 @@ func dsn(path string, write bool) string {
 func openIndex(ctx context.Context, path string) (_ *Index, err error) {
 	// Create the file ourselves so it is 0600 (SQLite gives the -wal and
 	// -shm files the same mode).
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
+	if err := sqlitedb.Create(path); err != nil {
 		return nil, fmt.Errorf("store: open index: %w", err)
 	}
-	f.Close()
 	ix := &Index{path: path}
 	defer func() {
 		if err != nil {
 			ix.closeDBs()
 		}
 	}()
-	if ix.w, err = sql.Open("sqlite3", dsn(path, true)); err != nil {
-		return nil, fmt.Errorf("store: open index %s: %w", path, err)
-	}
-	ix.w.SetMaxOpenConns(1)
-	ix.w.SetMaxIdleConns(1)
-	ix.w.SetConnMaxLifetime(0)
-	ix.w.SetConnMaxIdleTime(0)
-	if err := sqlitedb.Ping(ctx, ix.w); err != nil {
+	if ix.w, err = sqlitedb.OpenWriter(ctx, dsn(path, true)); err != nil {
 		return nil, fmt.Errorf("store: open index %s: %w", path, err)
 	}
 	if err := migrate(ctx, ix.w); err != nil {
@@ -134,11 +124,9 @@ func openIndex(ctx context.Context, path string) (_ *Index, err error) {
 	if err := ix.prepareWrites(ctx); err != nil {
 		return nil, fmt.Errorf("store: index %s: %w", path, err)
 	}
-	if ix.r, err = sql.Open("sqlite3", dsn(path, false)); err != nil {
+	if ix.r, err = sqlitedb.OpenReaders(dsn(path, false)); err != nil {
 		return nil, fmt.Errorf("store: open index %s: %w", path, err)
 	}
-	ix.r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
-	ix.r.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
 	return ix, nil
 }
 

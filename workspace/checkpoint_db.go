@@ -65,23 +65,12 @@ func openCPDB(dir string) (*sql.DB, error) {
 		return nil, fmt.Errorf("checkpoint folder: %w; check that %s is writable", err, dir)
 	}
 	path := filepath.Join(dir, "checkpoints.db")
-	// Create the file ourselves so it is 0600 (SQLite gives its -wal and
-	// -shm files the same mode).
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open checkpoints %s: %w", path, err)
-	}
-	f.Close()
-	db, err := sql.Open("sqlite3", sqlitedb.DSN(path, "_busy_timeout=5000&_synchronous=NORMAL&_journal_mode=WAL&_txlock=immediate"))
-	if err != nil {
+	if err := sqlitedb.Create(path); err != nil {
 		return nil, fmt.Errorf("open checkpoints %s: %w", path, err)
 	}
 	// One connection: every write happens under Checkpoints.mu anyway.
-	db.SetMaxOpenConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	if err := sqlitedb.Ping(context.Background(), db); err != nil {
-		db.Close()
+	db, err := sqlitedb.OpenWriter(context.Background(), sqlitedb.DSN(path, "_busy_timeout=5000&_synchronous=NORMAL&_journal_mode=WAL&_txlock=immediate"))
+	if err != nil {
 		return nil, fmt.Errorf("open checkpoints %s: %w (delete the file to start over)", path, err)
 	}
 	var v int

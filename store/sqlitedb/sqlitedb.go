@@ -7,8 +7,12 @@ import (
 	"context"
 	"database/sql"
 	"net/url"
+	"os"
+	"runtime"
 	"strings"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
 )
 
 // DSN is the mattn/go-sqlite3 data source name of the file at path with
@@ -38,4 +42,49 @@ func Ping(ctx context.Context, db *sql.DB) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// Create makes the database file if it is missing, with mode 0600 (SQLite
+// gives its -wal and -shm files the same mode), so that a file holding
+// transcripts' metadata, token hashes or note contents is private from the
+// start.
+func Create(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// OpenWriter opens the one writing connection of a database: SQLite has
+// one writer at a time anyway, and queueing writes in Go beats
+// SQLITE_BUSY retries. The connection is kept open and made at once (Ping).
+func OpenWriter(ctx context.Context, dsn string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if err := Ping(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// OpenReaders opens a pool of reading connections (each reads a
+// consistent snapshot while the writer writes: WAL), as many as the
+// machine runs threads, at least four.
+func OpenReaders(dsn string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, err
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	return db, nil
 }
