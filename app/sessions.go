@@ -111,8 +111,13 @@ type SessionsChanged struct {
 func (s *Services) changedPayload(ids ...string) SessionsChanged {
 	var out SessionsChanged
 	for _, id := range ids {
+		// One index read gives both the synced record and the summary.
 		if row, err := s.ix.GetSession(context.Background(), id); err == nil {
 			s.enqueueSync(&row, "")
+			sum := summaryFromRow(row)
+			s.overlay(&sum)
+			out.Changed = append(out.Changed, sum)
+			continue
 		}
 		sum, e := s.summary(context.Background(), id)
 		if e != nil {
