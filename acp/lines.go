@@ -28,7 +28,8 @@ func (e *LineTooLongError) Error() string {
 func (e *LineTooLongError) Unwrap() error { return ErrLineTooLong }
 
 // lineReader splits a stream into lines with no copy for lines that fit its
-// buffer and one growing buffer for longer ones, up to a limit.
+// buffer, a reused buffer for longer ones and one exact copy for huge ones,
+// up to a limit.
 type lineReader struct {
 	r     *bufio.Reader
 	long  []byte
@@ -39,7 +40,7 @@ func newLineReader(r io.Reader, limit int) *lineReader {
 	if limit <= 0 {
 		limit = DefaultMaxLine
 	}
-	return &lineReader{r: bufio.NewReaderSize(r, 256<<10), limit: limit}
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
 }
 
 // next returns the next line without its newline. The slice is valid until
@@ -56,31 +57,47 @@ func (lr *lineReader) next() ([]byte, error) {
 		}
 		return nil, err
 	}
-	lr.long = append(lr.long[:0], line...)
+	// A long line grows one reused buffer up to 1 MiB; beyond, it is
+	// gathered in pieces and joined once (growing a buffer to 20 MiB would
+	// copy it over and over and hold up to 2.25 times the line).
+	buf := append(lr.long[:0], line...)
+	var pieces [][]byte
+	size := len(buf)
 	for {
 		line, err = lr.r.ReadSlice('\n')
-		if len(lr.long)+len(line) > lr.limit+1 {
-			return nil, lr.skip(int64(len(lr.long)+len(line)), err)
-		}
-		lr.long = append(lr.long, line...)
-		switch {
-		case err == nil:
-			out := trimEOL(lr.long)
-			if cap(lr.long) > 8<<20 {
-				lr.long = nil // do not keep a huge buffer alive
-			}
-			return out, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(lr.long) > 0:
-			out := trimEOL(lr.long)
+		if size+len(line) > lr.limit+1 {
 			lr.long = nil
-			return out, nil
+			return nil, lr.skip(int64(size+len(line)), err)
+		}
+		switch {
+		case err == nil, errors.Is(err, io.EOF) && size+len(line) > 0:
+			if pieces == nil {
+				buf = append(buf, line...)
+				lr.long = buf
+				return trimEOL(buf), nil
+			}
+			out := make([]byte, 0, size+len(line))
+			out = append(out, buf...)
+			for _, p := range pieces {
+				out = append(out, p...)
+			}
+			lr.long = buf[:0]
+			return trimEOL(append(out, line...)), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if pieces == nil && len(buf)+len(line) <= longBuffer {
+				buf = append(buf, line...)
+			} else {
+				pieces = append(pieces, append([]byte(nil), line...))
+			}
+			size += len(line)
 		default:
 			return nil, err
 		}
 	}
 }
+
+// longBuffer is how far a long line grows the reader's reused buffer.
+const longBuffer = 1 << 20
 
 // skip discards the rest of an over-long line.
 func (lr *lineReader) skip(size int64, err error) error {

@@ -87,9 +87,9 @@ func (ix *Index) Path() string { return ix.path }
 func dsn(path string, write bool) string {
 	q := "_busy_timeout=5000&_synchronous=NORMAL&_foreign_keys=1"
 	if write {
-		// A 4 MB page cache while sessions stream (a bigger one only
-		// grows the app's memory); rebuilds raise it (see bigCache).
-		q += "&_journal_mode=WAL&_txlock=immediate&_cache_size=-4096"
+		// A 1 MB page cache while sessions stream (a bigger one only
+		// grows the client's memory); rebuilds raise it (see bigCache).
+		q += "&_journal_mode=WAL&_txlock=immediate&_cache_size=-1024"
 	} else {
 		q += "&_query_only=1"
 	}
@@ -120,6 +120,10 @@ func openIndex(ctx context.Context, path string) (_ *Index, err error) {
 		if err := ix.w.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+table+" LIMIT 1)").Scan(&n); err != nil {
 			return nil, fmt.Errorf("store: index %s: table %s: %w", path, table, err)
 		}
+	}
+	// A rebuild cut short leaves its big buffer set.
+	if err := ix.setHashSize(ctx, streamHashSize); err != nil {
+		return nil, fmt.Errorf("store: index %s: %w", path, err)
 	}
 	if err := ix.prepareWrites(ctx); err != nil {
 		return nil, fmt.Errorf("store: index %s: %w", path, err)
@@ -249,11 +253,42 @@ func (ix *Index) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// bigCache gives the writer connection a 32 MB page cache until the
-// returned function runs: rebuilds of big FTS indexes go faster with it.
+// The FTS5 buffer of pending terms (its "hashsize"; a full buffer is
+// written out as a segment). Sessions stream with a small one: what SQLite
+// holds stays under about 2 MB, at no cost in speed here (commits write
+// every 500 ms anyway). Rebuilds write fewer, larger segments with a big one.
+const (
+	streamHashSize  = 256 << 10
+	rebuildHashSize = 8 << 20
+)
+
+// setHashSize sets the FTS5 hashsize (kept in the database) unless it has
+// that value already.
+func (ix *Index) setHashSize(ctx context.Context, n int) error {
+	var cur int
+	err := ix.w.QueryRowContext(ctx, `SELECT v FROM messages_fts_config WHERE k = 'hashsize'`).Scan(&cur)
+	if err == nil && cur == n {
+		return nil
+	}
+	_, err = ix.w.ExecContext(ctx, `INSERT INTO messages_fts (messages_fts, rank) VALUES ('hashsize', ?)`, n)
+	return err
+}
+
+// bigCache gives the writer connection a 32 MB page cache and FTS5 a big
+// buffer of pending terms until the returned function runs: rebuilds of
+// big FTS indexes go faster with them.
 func (ix *Index) bigCache(ctx context.Context) func() {
 	if _, err := ix.w.ExecContext(ctx, "PRAGMA cache_size = -32768"); err != nil {
 		return func() {}
 	}
-	return func() { _, _ = ix.w.ExecContext(context.Background(), "PRAGMA cache_size = -4096") }
+	if err := ix.setHashSize(ctx, rebuildHashSize); err != nil {
+		slog.Warn("store: FTS hashsize", "file", ix.path, "err", err)
+	}
+	return func() {
+		ctx := context.Background()
+		_, _ = ix.w.ExecContext(ctx, "PRAGMA cache_size = -1024")
+		if err := ix.setHashSize(ctx, streamHashSize); err != nil {
+			slog.Warn("store: FTS hashsize", "file", ix.path, "err", err)
+		}
+	}
 }

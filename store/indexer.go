@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"mnote/thread"
 )
@@ -419,9 +420,15 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, b *batch) error {
 // needs no more than the start of it. The transcript keeps it all.
 const MaxIndexedMessage = 1 << 20
 
+// indexedText returns the text to index of a row's text b. It shares b's
+// bytes: a row's text is only ever appended to (see snapshot), so the
+// bytes of b never change, and the driver copies them when it binds them.
 func indexedText(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
 	if len(b) < MaxIndexedMessage {
-		return string(b)
+		return unsafe.String(&b[0], len(b))
 	}
 	// Cut, and drop a character the cut split.
 	return strings.ToValidUTF8(string(b[:MaxIndexedMessage]), "")

@@ -144,7 +144,7 @@ func (ix *Index) Reconcile(ctx context.Context, dir string) (int, error) {
 // ReindexFile replaces a session's rows with what its transcript says. A
 // transcript in a folder named "trash" is indexed with status "deleted".
 func (ix *Index) ReindexFile(ctx context.Context, path string) error {
-	x, err := ix.readFile(path, false)
+	x, err := ix.readFile(path, threadNone, false)
 	if err != nil {
 		return err
 	}
@@ -156,18 +156,40 @@ func (ix *Index) ReindexFile(ctx context.Context, path string) error {
 // returns a live Indexer positioned after the last record, for a session
 // that goes on appending (open the Writer first: it repairs a torn tail).
 func (ix *Index) ResumeIndexer(ctx context.Context, path string) (*Indexer, error) {
-	x, err := ix.readFile(path, true)
+	return ix.resume(ctx, path, threadWhole)
+}
+
+// ResumeStreamIndexer is ResumeIndexer for a client that only streams
+// what comes next (mnote prompt --session): the thread forgets done
+// entries as it reads them (thread.SetForgetDone), so a long session costs
+// a few entries of memory, not all of them.
+func (ix *Index) ResumeStreamIndexer(ctx context.Context, path string) (*Indexer, error) {
+	return ix.resume(ctx, path, threadStream)
+}
+
+func (ix *Index) resume(ctx context.Context, path string, keep threadUse) (*Indexer, error) {
+	// When the index already covers the whole file (the usual case: the
+	// session was indexed when it was written), its rows stand; only what
+	// comes next is written. Rewriting them would cost a second per
+	// hundred thousand updates for nothing, and the read need not keep
+	// their text.
+	var num, indexed int64
+	covered := false
+	if fi, err := os.Stat(path); err == nil {
+		err = ix.r.QueryRowContext(ctx, `SELECT num, indexed_bytes FROM sessions WHERE id = ?`, sessionIDFromPath(path)).Scan(&num, &indexed)
+		covered = err == nil && num != 0 && indexed == fi.Size()
+	}
+	x, err := ix.readFile(path, keep, covered)
+	if err == nil && covered && indexed != x.red.end {
+		// The file changed while it was read: read it again, rows and all.
+		covered = false
+		x, err = ix.readFile(path, keep, false)
+	}
 	if err != nil {
 		return nil, err
 	}
 	x.live = true
-	// When the index already covers the whole file (the usual case: the
-	// session was indexed when it was written), its rows stand; only what
-	// comes next is written. Rewriting them would cost a second per
-	// hundred thousand updates for nothing.
-	var num, indexed int64
-	err = ix.r.QueryRowContext(ctx, `SELECT num, indexed_bytes FROM sessions WHERE id = ?`, x.red.info.ID).Scan(&num, &indexed)
-	if err == nil && indexed == x.red.end && num != 0 {
+	if covered {
 		x.num = num
 		rows := x.red.closed
 		if x.red.open != nil {
@@ -207,17 +229,35 @@ func (ix *Index) Remove(ctx context.Context, id string) error {
 	})
 }
 
-// readFile runs a transcript through a non-live Indexer. keepThread keeps
-// the reducer's thread for a live continuation.
-func (ix *Index) readFile(path string, keepThread bool) (*Indexer, error) {
+// threadUse is what readFile's caller does with the thread it rebuilds.
+type threadUse int
+
+const (
+	threadNone   threadUse = iota // nothing: the index rows are all it writes
+	threadStream                  // a live continuation that only streams
+	threadWhole                   // a live continuation that shows it whole
+)
+
+// readFile runs a transcript through a non-live Indexer and keeps the
+// reducer's thread for the given use. Unless it is threadWhole, the
+// thread forgets the entries that are done as it reads (the index rows do
+// not need them). indexed says the index has the file's rows already: the
+// rows are then only counted, not kept.
+func (ix *Index) readFile(path string, keep threadUse, indexed bool) (*Indexer, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: index transcript: %w", err)
 	}
 	x := &Indexer{ix: ix, red: newReducer(sessionIDFromPath(path), true), path: path, size: fi.Size(),
 		last: time.Now(), started: true, reset: true}
+	if keep != threadWhole {
+		x.red.th.SetForgetDone()
+	}
 	st, err := ReadTranscript(path, func(rec Record) error {
 		x.Observe(rec, nil)
+		if indexed && len(x.red.closed) > 0 {
+			x.committed(x.red.closed)
+		}
 		return nil
 	})
 	if err != nil {
@@ -228,7 +268,7 @@ func (ix *Index) readFile(path string, keepThread bool) (*Indexer, error) {
 	if filepath.Base(filepath.Dir(path)) == "trash" {
 		x.status = StatusDeleted
 	}
-	if !keepThread {
+	if keep == threadNone {
 		x.red.th = nil // the rows are all that is left to write
 	}
 	return x, nil
@@ -282,7 +322,7 @@ func (ix *Index) indexFiles(ctx context.Context, files []string, reset bool, pro
 	for range workers {
 		wg.Go(func() {
 			for path := range jobs {
-				x, err := ix.readFile(path, false)
+				x, err := ix.readFile(path, threadNone, false)
 				select {
 				case results <- result{x, path, err}:
 				case <-ctx.Done():

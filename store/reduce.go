@@ -407,7 +407,13 @@ func (r *reducer) track(before int, ch thread.Change) {
 				r.open, r.openEntry = l, ch.EntryID
 				return
 			}
-			r.open = &ftsRow{ordinal: r.info.Messages - 1, entry: ch.EntryID, turn: turn, role: role, text: []byte(text), dirty: true}
+			buf := []byte(text)
+			if role == "assistant" {
+				// Room for the short answers it may take (mergeRowBytes):
+				// appending chunk by chunk would copy it several times.
+				buf = append(make([]byte, 0, max(len(text), mergeRowBytes+256)), text...)
+			}
+			r.open = &ftsRow{ordinal: r.info.Messages - 1, entry: ch.EntryID, turn: turn, role: role, text: buf, dirty: true}
 			r.last, r.openEntry = r.open, ch.EntryID
 		case thread.EntryToolCall:
 			r.info.ToolCalls++

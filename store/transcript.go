@@ -39,7 +39,7 @@ type WriterOptions struct {
 }
 
 const (
-	writeBufSize      = 1 << 20
+	writeBufSize      = 64 << 10
 	defaultFlushDelay = 100 * time.Millisecond
 	// MaxMalformedBytes is how much of a malformed line AppendMalformed
 	// keeps.
@@ -221,13 +221,23 @@ func (w *Writer) AppendRecord(dir, kind string, data []byte) (Record, error) {
 		}
 	}
 	rec := Record{V: 1, Seq: w.seq + 1, TsMs: w.now(), Dir: dir, Kind: kind, Data: data}
-	if need > cap(w.buf) { // a huge record goes straight to the file
-		line := appendRecord(make([]byte, 0, need), rec.Seq, rec.TsMs, dir, kind, data)
-		if err := w.write(line); err != nil {
+	if need > cap(w.buf) {
+		// A huge record goes straight to the file, in three writes (the
+		// buffer is empty): copying it into one line would hold it twice.
+		head := appendRecordHead(w.buf[:0], rec.Seq, rec.TsMs, dir, kind)
+		n := len(head) + len(data) + len(recordTail)
+		err := w.write(head)
+		if err == nil {
+			err = w.write(data)
+		}
+		if err == nil {
+			err = w.write([]byte(recordTail))
+		}
+		if err != nil {
 			return Record{}, err
 		}
 		w.seq = rec.Seq
-		w.size += int64(len(line))
+		w.size += int64(n)
 		rec.End = w.size
 		return rec, nil
 	}
@@ -249,6 +259,16 @@ func (w *Writer) AppendRecord(dir, kind string, data []byte) (Record, error) {
 
 // appendRecord appends one transcript line to dst.
 func appendRecord(dst []byte, seq, ts int64, dir, kind string, data []byte) []byte {
+	dst = appendRecordHead(dst, seq, ts, dir, kind)
+	dst = append(dst, data...)
+	return append(dst, recordTail...)
+}
+
+// recordTail ends a transcript line after its data.
+const recordTail = "}\n"
+
+// appendRecordHead appends a transcript line up to its data.
+func appendRecordHead(dst []byte, seq, ts int64, dir, kind string) []byte {
 	dst = append(dst, `{"v":1,"seq":`...)
 	dst = strconv.AppendInt(dst, seq, 10)
 	dst = append(dst, `,"ts_ms":`...)
@@ -257,9 +277,7 @@ func appendRecord(dst []byte, seq, ts int64, dir, kind string, data []byte) []by
 	dst = append(dst, dir...)
 	dst = append(dst, `","kind":`...)
 	dst = AppendJSONString(dst, kind)
-	dst = append(dst, `,"data":`...)
-	dst = append(dst, data...)
-	return append(dst, '}', '\n')
+	return append(dst, `,"data":`...)
 }
 
 // AppendJSON appends a record whose data is v encoded with encoding/json.

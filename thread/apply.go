@@ -157,11 +157,19 @@ func (t *Thread) applyChunk(kind string, u *Update) (Change, error) {
 		e.messageID = mid
 		e.streaming = true
 		t.open = len(t.entries) - 1
-		e.addContent(text, block)
+		kept := text
+		if t.forget && kind != EntryUserMessage && len(kept) > ForgetKeepsHead {
+			kept = strings.ToValidUTF8(kept[:ForgetKeepsHead], "")
+		}
+		e.addContent(kept, block)
 		return Change{Op: OpUpsert, EntryID: e.id, Kind: kind, Delta: text}, nil
 	}
 	if e.messageID == "" {
 		e.messageID = mid
+	}
+	if t.forget && kind != EntryUserMessage && block == nil {
+		// Nobody reads it: the transcript and the change's delta have it.
+		return Change{Op: OpAppend, EntryID: e.id, Kind: kind, Delta: text}, nil
 	}
 	e.addContent(text, block)
 	if block != nil {
@@ -319,6 +327,9 @@ func (t *Thread) RecordTurnUsage(usage json.RawMessage) (Change, error) {
 func (t *Thread) startTurn() {
 	t.turn++
 	t.planIdx = -1
+	if t.forget {
+		t.forgetTurn()
+	}
 	t.stopReason = ""
 	t.usage.TurnTokens = nil
 	if t.usage.Cache != nil {

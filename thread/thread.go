@@ -213,9 +213,9 @@ type Thread struct {
 	Clock func() time.Time
 
 	entries []*entry
-	byTool  map[string]int // toolCallId → index in entries
-	open    int            // index of the streaming entry, -1 if none
-	planIdx int            // index of the current turn's plan entry, -1 if none
+	byTool  map[string]toolRef // toolCallId → its entry
+	open    int                // index of the streaming entry, -1 if none
+	planIdx int                // index of the current turn's plan entry, -1 if none
 	turn    int
 
 	// The prompt entry AddUserPrompt just added, while a user_message_chunk
@@ -236,14 +236,17 @@ type Thread struct {
 	plan             []PlanEntry
 	stopReason       string
 
-	dropClosed                   bool // SetDropClosedText
+	// SetForgetDone: forget is on; kept holds the indexes of the entries
+	// not forgotten yet (in order).
+	forget                       bool
+	kept                         []int
 	replaying, replayDrop        bool
 	replayApplied, replayDropped int
 }
 
 // New returns an empty thread.
 func New() *Thread {
-	return &Thread{byTool: make(map[string]int), open: -1, planIdx: -1, echo: -1}
+	return &Thread{byTool: make(map[string]toolRef), open: -1, planIdx: -1, echo: -1}
 }
 
 func (t *Thread) nowMs() int64 {
@@ -257,15 +260,24 @@ func (t *Thread) nowMs() int64 {
 // the streaming entry.
 func (t *Thread) newEntry(kind string) *entry {
 	t.closeOpen()
+	if t.forget {
+		t.forgetDone()
+	}
 	e := &entry{
-		id:        "e" + strconv.Itoa(len(t.entries)+1),
+		id:        entryID(len(t.entries)),
 		kind:      kind,
 		turn:      t.turn,
 		createdMs: t.nowMs(),
 	}
 	t.entries = append(t.entries, e)
+	if t.forget {
+		t.kept = append(t.kept, len(t.entries)-1)
+	}
 	return e
 }
+
+// entryID is the id of the entry at index i.
+func entryID(i int) string { return "e" + strconv.Itoa(i+1) }
 
 // closeOpen closes the streaming entry, if any, and returns it.
 func (t *Thread) closeOpen() *entry {
@@ -277,9 +289,8 @@ func (t *Thread) closeOpen() *entry {
 	t.open = -1
 	// Streaming grew the text by doubling; a closed entry keeps only what
 	// it holds (long sessions are mostly closed entries).
-	if t.dropClosed && (e.kind == EntryAssistantMessage || e.kind == EntryThought) {
-		e.text = nil
-		return e
+	if t.forget {
+		return e // forgotten at the next entry
 	}
 	if c := cap(e.text); c-len(e.text) > 64 && c-len(e.text) > len(e.text)/8 {
 		e.text = append(make([]byte, 0, len(e.text)), e.text...)
@@ -293,7 +304,7 @@ func (t *Thread) index(id string) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(id[1:])
-	if err != nil || n < 1 || n > len(t.entries) || t.entries[n-1].id != id {
+	if err != nil || n < 1 || n > len(t.entries) || t.entries[n-1] == nil || t.entries[n-1].id != id {
 		return 0, false
 	}
 	return n - 1, true
@@ -302,11 +313,14 @@ func (t *Thread) index(id string) (int, bool) {
 // Len returns the number of entries.
 func (t *Thread) Len() int { return len(t.entries) }
 
-// Entries returns a copy of all entries, in order.
+// Entries returns a copy of all entries, in order (without the ones a
+// thread with SetForgetDone forgot).
 func (t *Thread) Entries() []Entry {
-	out := make([]Entry, len(t.entries))
-	for i, e := range t.entries {
-		out[i] = e.export()
+	out := make([]Entry, 0, len(t.entries))
+	for _, e := range t.entries {
+		if e != nil {
+			out = append(out, e.export())
+		}
 	}
 	return out
 }
@@ -342,11 +356,11 @@ func (t *Thread) EntryHead(id string, max int) (turn int, head string, ok bool) 
 
 // ToolCall returns a copy of the tool call with the given ACP toolCallId.
 func (t *Thread) ToolCall(toolCallID string) (ToolCall, bool) {
-	i, ok := t.byTool[toolCallID]
-	if !ok {
+	ref, ok := t.byTool[toolCallID]
+	if !ok || t.entries[ref.i] == nil {
 		return ToolCall{}, false
 	}
-	return cloneTool(t.entries[i].tool), true
+	return cloneTool(t.entries[ref.i].tool), true
 }
 
 // Snapshot returns a copy of the whole state.

@@ -65,12 +65,14 @@ func (t *Thread) applyToolCall(u *Update) (Change, error) {
 // permission "gate-1" comes back in every process), and a new turn's call
 // must not rewrite an old turn's card.
 func (t *Thread) toolCall(id string) *ToolCall {
-	if i, ok := t.byTool[id]; ok && t.entries[i].turn == t.turn {
-		return t.entries[i].tool
+	if ref, ok := t.byTool[id]; ok && ref.turn == t.turn {
+		tc := t.callAt(ref.i)
+		tc.ToolCallID = id
+		return tc
 	}
 	e := t.newEntry(EntryToolCall)
 	e.tool = &ToolCall{ID: e.id, ToolCallID: id, Status: StatusPending, StartedMs: e.createdMs}
-	t.byTool[id] = len(t.entries) - 1
+	t.byTool[id] = toolRef{i: len(t.entries) - 1, turn: t.turn}
 	return e.tool
 }
 
@@ -123,7 +125,7 @@ func (t *Thread) PermissionRequested(toolCall json.RawMessage, options json.RawM
 	if err != nil {
 		return Change{}, fmt.Errorf("thread: permission: %w", err)
 	}
-	tc := t.entries[t.byTool[u.ToolCallID]].tool
+	tc := t.callAt(t.byTool[u.ToolCallID].i)
 	tc.Status = StatusAwaitingPermission
 	tc.Options = opts
 	tc.Decision = ""
@@ -137,11 +139,11 @@ func (t *Thread) PermissionRequested(toolCall json.RawMessage, options json.RawM
 // cancelled one cancelled, an allowed one in_progress. Unknown ids change
 // nothing.
 func (t *Thread) PermissionResolved(toolCallID string, outcome string, optionKind string) Change {
-	i, ok := t.byTool[toolCallID]
-	if !ok {
-		return Change{}
+	ref, ok := t.byTool[toolCallID]
+	if !ok || t.entries[ref.i] == nil {
+		return Change{} // unknown, or done and forgotten (SetForgetDone)
 	}
-	tc := t.entries[i].tool
+	tc := t.entries[ref.i].tool
 	tc.Options = nil
 	switch {
 	case outcome == "cancelled":
@@ -184,7 +186,7 @@ func (t *Thread) EndTurn(stopReason string) []Change {
 		return changes
 	}
 	for _, e := range t.entries {
-		if e.tool == nil || isFinal(e.tool.Status) {
+		if e == nil || e.tool == nil || isFinal(e.tool.Status) {
 			continue
 		}
 		e.tool.Options = nil

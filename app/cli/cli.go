@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mnote/store/sqlitedb"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -224,4 +225,6 @@ func printMemStats(w io.Writer) {
 	mb := func(b uint64) float64 { return float64(b) / (1 << 20) }
 	fmt.Fprintf(w, "memstats: sys %.1f MB (heap sys %.1f, released %.1f, in use %.1f; stacks %.1f; other %.1f), GCs %d, total alloc %.1f MB\n",
 		mb(m.Sys), mb(m.HeapSys), mb(m.HeapReleased), mb(m.HeapInuse), mb(m.StackSys), mb(m.OtherSys+m.MSpanSys+m.MCacheSys+m.BuckHashSys+m.GCSys), m.NumGC, mb(m.TotalAlloc))
+	now, peak := sqlitedb.MemoryUsed()
+	fmt.Fprintf(w, "memstats: SQLite holds %.1f MB (at most %.1f)\n", float64(now)/(1<<20), float64(peak)/(1<<20))
 }

@@ -24,7 +24,7 @@ type lineWriter struct {
 }
 
 func newLineWriter(w io.Writer) *lineWriter {
-	lw := &lineWriter{w: bufio.NewWriterSize(w, 256<<10)}
+	lw := &lineWriter{w: bufio.NewWriterSize(w, 64<<10)}
 	lw.timer = time.AfterFunc(time.Hour, lw.tick)
 	lw.timer.Stop()
 	return lw

@@ -106,6 +106,9 @@ func (o *jsonObserver) Event(ev *chat.Event) {
 		return
 	}
 	o.out.write(j.end(), flush)
+	if cap(j.b) > 256<<10 {
+		j.b = nil // a huge chunk's line is not kept for the next one
+	}
 }
 
 func isEmptyText(content json.RawMessage) bool {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -51,6 +52,13 @@ func (o *configOptions) Set(s string) error {
 }
 
 func (e *env) runPrompt(args []string) int {
+	if os.Getenv("GOGC") == "" {
+		// A streaming client holds little (its thread forgets what is
+		// done) and allocates fast: collecting at 1.5× the live heap, not
+		// 2×, takes a quarter off its peak memory at no cost in speed
+		// (bench/ingest).
+		debug.SetGCPercent(50)
+	}
 	var c promptCmd
 	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)

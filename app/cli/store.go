@@ -132,7 +132,7 @@ func (st *sessionStore) continuePrior(id string) (*priorSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := st.ix.ResumeIndexer(context.Background(), path)
+	x, err := st.ix.ResumeStreamIndexer(context.Background(), path)
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -155,15 +155,15 @@ func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime str
 		if cwd != "" {
 			cfg.Workspace = cwd
 		}
-		prior.w = nil                    // the session owns it now
-		prior.th.SetDropClosedText(true) // only streamed: see thread.SetDropClosedText
+		prior.w = nil            // the session owns it now
+		prior.th.SetForgetDone() // only streamed: see thread.SetForgetDone
 		return chat.New(cfg), nil
 	}
 	id := strings.ToLower(ulid.Make().String())
 	if os.Getenv("MNOTE_BENCH_NO_PERSIST") != "" {
 		// Benchmarks only (bench/ingest): measure the cost of persistence.
 		th := thread.New()
-		th.SetDropClosedText(true)
+		th.SetForgetDone()
 		cfg.ID, cfg.Recorder, cfg.Thread = id, discardRecorder{}, th
 		return chat.New(cfg), nil
 	}
@@ -173,7 +173,7 @@ func (st *sessionStore) openSession(prior *priorSession, cwd, title, runtime str
 		return nil, err
 	}
 	th := thread.New()
-	th.SetDropClosedText(true) // only streamed: see thread.SetDropClosedText
+	th.SetForgetDone() // only streamed: see thread.SetForgetDone
 	x := st.ix.NewSharedIndexer(id, th)
 	x.SetPath(path)
 	cfg.ID, cfg.Recorder, cfg.Indexer, cfg.Thread = id, w, x, th

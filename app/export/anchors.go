@@ -19,8 +19,9 @@ type anchorHit struct {
 	pos int32
 }
 
-// anchors are all the rules' anchors; init sets each rule's mask.
-var anchors = func() *anchorScanner {
+// newAnchors returns the scanner of all the rules' anchors and sets each
+// rule's mask.
+func newAnchors(rules []rule) *anchorScanner {
 	var words []string
 	for i := range rules {
 		for _, a := range rules[i].anchors {
@@ -36,7 +37,7 @@ var anchors = func() *anchorScanner {
 		}
 	}
 	return newAnchorScanner(words)
-}()
+}
 
 func newAnchorScanner(words []string) *anchorScanner {
 	a := &anchorScanner{words: words, next: make([][256]int32, 1), out: make([][]uint8, 1)}

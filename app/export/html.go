@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -26,10 +27,12 @@ const contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; im
 // markdown renders message text: GitHub-flavoured Markdown, with raw HTML
 // shown as text, links as text followed by their address, and images as
 // their alt text — nothing in the output loads or links anywhere.
-var markdown = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(inertRenderer{}, 100))),
-)
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(inertRenderer{}, 100))),
+	)
+})
 
 // inertRenderer replaces goldmark's renderers for the nodes that would
 // reference something outside the page or carry raw HTML.
@@ -218,7 +221,7 @@ func (d *doc) htmlTool(w io.Writer, tc *thread.ToolCall) {
 // renderer the text is shown escaped and preformatted.
 func renderMarkdown(text string) string {
 	var b bytes.Buffer
-	if err := markdown.Convert([]byte(text), &b); err != nil {
+	if err := markdown().Convert([]byte(text), &b); err != nil {
 		return "<pre>" + esc(text) + "</pre>"
 	}
 	return b.String()

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces every secret the Redactor finds.
@@ -158,7 +159,7 @@ type rule struct {
 	// after, when set, is a cheap check of the text after an anchor
 	// (in[i:]) before the regexp runs.
 	after func(in string, i int) bool
-	mask  uint64 // the ids of its anchors in anchors (set at init)
+	mask  uint64 // the ids of its anchors in the scanner (set by newAnchors)
 }
 
 // window is how far past its anchor a match is first looked for; a match
@@ -191,63 +192,73 @@ const secretWordPattern = `password|passwd|pwd|passphrase|pass|secret|token|apik
 
 func anchored(pattern string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + pattern + `)`) }
 
-var rules = []rule{
-	{name: "private key", anchors: []string{"-----begin"}, multiline: true,
-		re: anchored(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)},
-	{name: "private key (cut short)", anchors: []string{"-----begin"}, multiline: true,
-		re: anchored(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+:[^\n\\]*))*`)},
-	{name: "URL password", anchors: []string{"://"},
-		re:    anchored(`://[^\s:/?#@"'<>\[\]]*:([^\s/?#@"'<>]+)@`),
-		group: 1},
-	{name: "Anthropic key", anchors: []string{"sk-ant-"}, word: true,
-		re: anchored(`sk-ant-[A-Za-z0-9_\-]{16,}`)},
-	{name: "OpenAI key", anchors: []string{"sk-"}, word: true,
-		re:   anchored(`sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
-		keep: func(s string, m []int) bool { return !randomLooking(s[m[0]+3 : m[1]]) }},
-	{name: "GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, word: true,
-		re: anchored(`(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{name: "GitLab token", anchors: []string{"glpat-"}, word: true,
-		re: anchored(`glpat-[A-Za-z0-9_\-]{20,}`)},
-	{name: "AWS access key id", anchors: []string{"akia", "asia", "abia", "acca"}, word: true, aws: true,
-		re: anchored(`(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{name: "Slack token", anchors: []string{"xox", "xapp-"}, word: true,
-		re: anchored(`(?:xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})`)},
-	{name: "Slack webhook", anchors: []string{"hooks.slack.com/"},
-		re: anchored(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_\-]+)`), group: 1},
-	{name: "Google API key", anchors: []string{"aiza"}, word: true,
-		re: anchored(`AIza[0-9A-Za-z_\-]{35}`)},
-	{name: "Stripe key", anchors: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_"}, word: true,
-		re: anchored(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
-	{name: "Hugging Face token", anchors: []string{"hf_"}, word: true,
-		re:   anchored(`hf_[A-Za-z0-9]{30,}`),
-		keep: func(s string, m []int) bool { return !randomLooking(s[m[0]+3 : m[1]]) }},
-	{name: "npm token", anchors: []string{"npm_"}, word: true,
-		re: anchored(`npm_[A-Za-z0-9]{36}\b`)},
-	{name: "JWT", anchors: []string{"eyj"}, word: true,
-		re: anchored(`eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`)},
-	{name: "Authorization header", after: separatorNext, anchors: []string{"authorization"}, word: true, onLower: true,
-		re:    anchored(`authorization["']?\s*[:=]\s*["']?((?:basic|bearer|token|digest|bot|apikey|key)\s+)?([^\s"',;\[]+)`),
-		group: 2, keep: func(s string, m []int) bool { return m[2] < 0 && !tokenLooking(s[m[4]:m[5]]) }},
-	{name: "Bearer token", after: spaceNext, anchors: []string{"bearer"}, word: true, onLower: true,
-		re:    anchored(`bearer\s+([a-z0-9._~+/\-]*[a-z0-9_~+/\-]=*)`),
-		group: 1, keep: func(s string, m []int) bool { return !tokenLooking(s[m[2]:m[3]]) }},
-	// Assignments start at the secret word that ends the name; nameAt
-	// finds the whole name.
-	{name: "JSON secret field", after: separatorNext, anchors: secretWordList, onLower: true,
-		re:    anchored(`(` + secretWordPattern + `)"\s*:\s*"((?:[^"\\\n]|\\.)*)"`),
-		group: 2, keep: func(s string, m []int) bool {
-			name, start := nameAt(s, m[2], m[3])
-			return start == 0 || s[start-1] != '"' || !secretName(name)
-		}},
-	{name: "quoted assignment", after: separatorNext, anchors: secretWordList, onLower: true,
-		re:    anchored(`(` + secretWordPattern + `)[ \t]*(?::=|=|:)[ \t]*(?:"([^"\n]*)"|'([^'\n]*)')`),
-		group: -1, keep: func(s string, m []int) bool { name, _ := nameAt(s, m[2], m[3]); return !secretName(name) }},
-	{name: "assignment", after: separatorNext, anchors: secretWordList, onLower: true,
-		re:    anchored(`(` + secretWordPattern + `)[ \t]*(?:=|:)[ \t]*([^\s"'&;,#<>(){}\[\]|?` + "`" + `]+)(\(?)`),
-		group: 2, keep: func(s string, m []int) bool {
-			name, _ := nameAt(s, m[2], m[3])
-			return !secretName(name) || m[7] > m[6]
-		}},
+// secretRules are the rules and the scanner of their anchors, made on
+// first use (compiling them costs every headless command 0.5 MB and a
+// millisecond otherwise).
+var secretRules = sync.OnceValues(func() ([]rule, *anchorScanner) {
+	rules := newRules()
+	return rules, newAnchors(rules)
+})
+
+func newRules() []rule {
+	return []rule{
+		{name: "private key", anchors: []string{"-----begin"}, multiline: true,
+			re: anchored(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)},
+		{name: "private key (cut short)", anchors: []string{"-----begin"}, multiline: true,
+			re: anchored(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+:[^\n\\]*))*`)},
+		{name: "URL password", anchors: []string{"://"},
+			re:    anchored(`://[^\s:/?#@"'<>\[\]]*:([^\s/?#@"'<>]+)@`),
+			group: 1},
+		{name: "Anthropic key", anchors: []string{"sk-ant-"}, word: true,
+			re: anchored(`sk-ant-[A-Za-z0-9_\-]{16,}`)},
+		{name: "OpenAI key", anchors: []string{"sk-"}, word: true,
+			re:   anchored(`sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
+			keep: func(s string, m []int) bool { return !randomLooking(s[m[0]+3 : m[1]]) }},
+		{name: "GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, word: true,
+			re: anchored(`(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+		{name: "GitLab token", anchors: []string{"glpat-"}, word: true,
+			re: anchored(`glpat-[A-Za-z0-9_\-]{20,}`)},
+		{name: "AWS access key id", anchors: []string{"akia", "asia", "abia", "acca"}, word: true, aws: true,
+			re: anchored(`(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+		{name: "Slack token", anchors: []string{"xox", "xapp-"}, word: true,
+			re: anchored(`(?:xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})`)},
+		{name: "Slack webhook", anchors: []string{"hooks.slack.com/"},
+			re: anchored(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9/_\-]+)`), group: 1},
+		{name: "Google API key", anchors: []string{"aiza"}, word: true,
+			re: anchored(`AIza[0-9A-Za-z_\-]{35}`)},
+		{name: "Stripe key", anchors: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_"}, word: true,
+			re: anchored(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
+		{name: "Hugging Face token", anchors: []string{"hf_"}, word: true,
+			re:   anchored(`hf_[A-Za-z0-9]{30,}`),
+			keep: func(s string, m []int) bool { return !randomLooking(s[m[0]+3 : m[1]]) }},
+		{name: "npm token", anchors: []string{"npm_"}, word: true,
+			re: anchored(`npm_[A-Za-z0-9]{36}\b`)},
+		{name: "JWT", anchors: []string{"eyj"}, word: true,
+			re: anchored(`eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`)},
+		{name: "Authorization header", after: separatorNext, anchors: []string{"authorization"}, word: true, onLower: true,
+			re:    anchored(`authorization["']?\s*[:=]\s*["']?((?:basic|bearer|token|digest|bot|apikey|key)\s+)?([^\s"',;\[]+)`),
+			group: 2, keep: func(s string, m []int) bool { return m[2] < 0 && !tokenLooking(s[m[4]:m[5]]) }},
+		{name: "Bearer token", after: spaceNext, anchors: []string{"bearer"}, word: true, onLower: true,
+			re:    anchored(`bearer\s+([a-z0-9._~+/\-]*[a-z0-9_~+/\-]=*)`),
+			group: 1, keep: func(s string, m []int) bool { return !tokenLooking(s[m[2]:m[3]]) }},
+		// Assignments start at the secret word that ends the name; nameAt
+		// finds the whole name.
+		{name: "JSON secret field", after: separatorNext, anchors: secretWordList, onLower: true,
+			re:    anchored(`(` + secretWordPattern + `)"\s*:\s*"((?:[^"\\\n]|\\.)*)"`),
+			group: 2, keep: func(s string, m []int) bool {
+				name, start := nameAt(s, m[2], m[3])
+				return start == 0 || s[start-1] != '"' || !secretName(name)
+			}},
+		{name: "quoted assignment", after: separatorNext, anchors: secretWordList, onLower: true,
+			re:    anchored(`(` + secretWordPattern + `)[ \t]*(?::=|=|:)[ \t]*(?:"([^"\n]*)"|'([^'\n]*)')`),
+			group: -1, keep: func(s string, m []int) bool { name, _ := nameAt(s, m[2], m[3]); return !secretName(name) }},
+		{name: "assignment", after: separatorNext, anchors: secretWordList, onLower: true,
+			re:    anchored(`(` + secretWordPattern + `)[ \t]*(?:=|:)[ \t]*([^\s"'&;,#<>(){}\[\]|?` + "`" + `]+)(\(?)`),
+			group: 2, keep: func(s string, m []int) bool {
+				name, _ := nameAt(s, m[2], m[3])
+				return !secretName(name) || m[7] > m[6]
+			}},
+	}
 }
 
 // nameAt returns the name that ends with the word s[lo:hi] (the name
@@ -271,6 +282,7 @@ func isWordByte(c byte) bool {
 // anchors of all rules are found in one pass (anchorScanner); most texts
 // hold none and are done after it.
 func redactShapes(s string) string {
+	rules, anchors := secretRules()
 	lower := asciiLower(s)
 	hits := anchors.scan(lower, nil)
 	if len(hits) == 0 {
@@ -278,7 +290,7 @@ func redactShapes(s string) string {
 	}
 	for i := range rules {
 		ru := &rules[i]
-		out := ru.apply(s, lower, hits)
+		out := ru.apply(s, lower, hits, anchors)
 		if out == s {
 			continue
 		}
@@ -309,7 +321,7 @@ func asciiLower(s string) string {
 
 // apply hides the rule's submatch in every match in s (lower is s
 // lowercased).
-func (ru *rule) apply(s, lower string, hits []anchorHit) string {
+func (ru *rule) apply(s, lower string, hits []anchorHit, anchors *anchorScanner) string {
 	var cands [][2]int // position, anchor length
 	for _, h := range hits {
 		if ru.mask&(1<<h.id) == 0 {

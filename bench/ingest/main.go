@@ -32,7 +32,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -50,14 +49,15 @@ func main() {
 }
 
 type result struct {
-	wall  time.Duration
-	rssKB int64
-	// anonKB is the peak of RssAnon (sampled every 5 ms): the memory the
-	// process itself allocated, without the pages of its binary and
-	// shared libraries that RSS also counts (the desktop build maps GTK
-	// and WebKit: about 45 MB of clean, reclaimable file pages).
-	anonKB int64
-	events int
+	wall time.Duration
+	// rssKB and anonKB are the peaks of mnote's VmRSS and RssAnon, sampled
+	// every 5 ms from /proc (not getrusage's maxrss, which also counts the
+	// agent: a child mnote waited for). anonKB is the memory the process
+	// itself allocated, without the pages of its binary and shared
+	// libraries that RSS also counts (the desktop build maps GTK and
+	// WebKit: about 45 MB of clean, shared file pages).
+	rssKB, anonKB int64
+	events        int
 }
 
 func run(runs, n, hugeMiB int, mnoteBin, agentBin string) error {
@@ -207,13 +207,19 @@ func cmdEnv(c *exec.Cmd, env []string) *exec.Cmd {
 	return c
 }
 
-// sampleAnon samples /proc/pid/status until the returned func is called,
-// which returns the largest RssAnon seen (kB).
-func sampleAnon(pid int) func() int64 {
-	var peak atomic.Int64
+// sampleMemory samples /proc/pid/status until the returned func is
+// called, which returns the largest VmRSS and RssAnon seen (kB).
+func sampleMemory(pid int) func() (rss, anon int64) {
+	var peakRSS, peakAnon atomic.Int64
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	path := fmt.Sprintf("/proc/%d/status", pid)
+	raise := func(peak *atomic.Int64, v string) {
+		kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if kb > peak.Load() {
+			peak.Store(kb)
+		}
+	}
 	go func() {
 		defer close(stopped)
 		t := time.NewTicker(5 * time.Millisecond)
@@ -221,11 +227,10 @@ func sampleAnon(pid int) func() int64 {
 		for {
 			if b, err := os.ReadFile(path); err == nil {
 				for _, line := range strings.Split(string(b), "\n") {
-					if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
-						kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-						if kb > peak.Load() {
-							peak.Store(kb)
-						}
+					if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+						raise(&peakRSS, v)
+					} else if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+						raise(&peakAnon, v)
 					}
 				}
 			}
@@ -236,10 +241,10 @@ func sampleAnon(pid int) func() int64 {
 			}
 		}
 	}()
-	return func() int64 {
+	return func() (int64, int64) {
 		close(done)
 		<-stopped
-		return peak.Load()
+		return peakRSS.Load(), peakAnon.Load()
 	}
 }
 
@@ -264,15 +269,14 @@ func mnote(bin string, env []string, persist bool, args ...string) (result, erro
 	if err := cmd.Start(); err != nil {
 		return result{}, err
 	}
-	anon := sampleAnon(cmd.Process.Pid)
+	memory := sampleMemory(cmd.Process.Pid)
 	err = cmd.Wait()
 	wall := time.Since(start)
-	anonKB := anon()
+	rssKB, anonKB := memory()
 	if err != nil {
 		return result{}, fmt.Errorf("%w: %s", err, stderr.String())
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	res := result{wall: wall, rssKB: ru.Maxrss, anonKB: anonKB}
+	res := result{wall: wall, rssKB: rssKB, anonKB: anonKB}
 	if !persist {
 		return res, nil // nothing recorded to count from
 	}
