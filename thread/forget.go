@@ -3,20 +3,31 @@ package thread
 // Forgetting done entries (SetForgetDone) and looking tool calls up.
 
 // toolRef is where a toolCallId's call is: its entry's index, and its
-// turn, which outlives the entry in a thread that forgets.
+// turn, which outlive the entry in a thread that forgets; and once it is
+// forgotten, its final status and permission decision.
 type toolRef struct {
-	i, turn int
+	i, turn          int
+	status, decision string
 }
 
-// forgetDone forgets the kept entries that are done: everything but the
-// streaming entry, the prompt a chunk may still echo, the turn's plan and
-// tool calls that may still change.
+// forgetDone forgets the kept entries that are done, as a new entry
+// begins (the streaming one was just closed, and the prompt can no longer
+// be echoed): everything but the turn's plan and tool calls that may
+// still change.
 func (t *Thread) forgetDone() {
 	kept := t.kept[:0]
 	for _, i := range t.kept {
-		if e := t.entries[i]; i == t.open || i == t.echo || i == t.planIdx || (e.tool != nil && !isFinal(e.tool.Status)) {
+		e := t.entries[i]
+		if i == t.planIdx || (e.tool != nil && !isFinal(e.tool.Status)) {
 			kept = append(kept, i)
 			continue
+		}
+		if e.tool != nil {
+			ref := t.byTool[e.tool.ToolCallID]
+			if ref.i == i {
+				ref.status, ref.decision = e.tool.Status, e.tool.Decision
+				t.byTool[e.tool.ToolCallID] = ref
+			}
 		}
 		t.entries[i] = nil
 	}
@@ -33,16 +44,18 @@ func (t *Thread) forgetTurn() {
 	}
 }
 
-// callAt returns the tool call of the entry at index i. A call the thread
-// forgot comes back (with its id, pending) for an update that comes late.
-func (t *Thread) callAt(i int) *ToolCall {
-	if e := t.entries[i]; e != nil {
+// callAt returns the tool call toolCallID's ref points to. A call the
+// thread forgot comes back for an update that comes late, with its id and
+// the final status and decision it had (the rest of it is gone).
+func (t *Thread) callAt(toolCallID string) *ToolCall {
+	ref := t.byTool[toolCallID]
+	if e := t.entries[ref.i]; e != nil {
 		return e.tool
 	}
-	e := &entry{id: entryID(i), kind: EntryToolCall, turn: t.turn, createdMs: t.nowMs()}
-	e.tool = &ToolCall{ID: e.id, Status: StatusPending, StartedMs: e.createdMs}
-	t.entries[i] = e
-	t.kept = insertSorted(t.kept, i)
+	e := &entry{id: entryID(ref.i), kind: EntryToolCall, turn: ref.turn, createdMs: t.nowMs()}
+	e.tool = &ToolCall{ID: e.id, ToolCallID: toolCallID, Status: ref.status, Decision: ref.decision, StartedMs: e.createdMs}
+	t.entries[ref.i] = e
+	t.kept = insertSorted(t.kept, ref.i)
 	return e.tool
 }
 

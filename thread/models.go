@@ -53,7 +53,9 @@ const ForgetKeepsHead = 1 << 20
 // merging of late tool call updates work as before; Entries, Snapshot and
 // Entry leave the forgotten entries out, and the agent's messages and
 // thoughts keep only the text of their first chunk, at most
-// ForgetKeepsHead bytes of it (EntryHead of a new entry works). Entries the thread holds already
+// ForgetKeepsHead bytes of it (EntryHead of a new entry works; their
+// blocks' offsets count only that text). A tool call forgotten and
+// updated late comes back with its id and final status only. Entries the thread holds already
 // are forgotten too, at the next entry, once done.
 func (t *Thread) SetForgetDone() {
 	if t.forget {

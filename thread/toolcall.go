@@ -66,9 +66,7 @@ func (t *Thread) applyToolCall(u *Update) (Change, error) {
 // must not rewrite an old turn's card.
 func (t *Thread) toolCall(id string) *ToolCall {
 	if ref, ok := t.byTool[id]; ok && ref.turn == t.turn {
-		tc := t.callAt(ref.i)
-		tc.ToolCallID = id
-		return tc
+		return t.callAt(id)
 	}
 	e := t.newEntry(EntryToolCall)
 	e.tool = &ToolCall{ID: e.id, ToolCallID: id, Status: StatusPending, StartedMs: e.createdMs}
@@ -125,7 +123,7 @@ func (t *Thread) PermissionRequested(toolCall json.RawMessage, options json.RawM
 	if err != nil {
 		return Change{}, fmt.Errorf("thread: permission: %w", err)
 	}
-	tc := t.callAt(t.byTool[u.ToolCallID].i)
+	tc := t.callAt(u.ToolCallID)
 	tc.Status = StatusAwaitingPermission
 	tc.Options = opts
 	tc.Decision = ""
