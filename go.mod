@@ -14,6 +14,8 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/wailsapp/wails/v2 v2.9.2
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/net v0.25.0
+	golang.org/x/sys v0.26.0
 	golang.org/x/time v0.16.0
 )
 
@@ -45,8 +47,6 @@ require (
 	github.com/wailsapp/mimetype v1.4.1 // indirect
 	golang.org/x/crypto v0.23.0 // indirect
 	golang.org/x/exp v0.0.0-20230522175609-2e198f4a06a1 // indirect
-	golang.org/x/net v0.25.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )

@@ -10,3 +10,7 @@ func SetCheckpointLimitsForTest(files, bytes int64) func() {
 	checkpointLimits.files, checkpointLimits.bytes = files, bytes
 	return func() { checkpointLimits = old }
 }
+
+// MoveNoReplaceForTest exposes moveNoReplace: a rename that a target
+// appearing after the caller's check cannot be lost to.
+func (w *Workspace) MoveNoReplaceForTest(from, to string) error { return w.moveNoReplace(from, to) }

@@ -100,18 +100,29 @@ func (w *Workspace) Rename(from, to string) error {
 		return w.mapErr(f, err)
 	}
 	// The target may be the source itself (a case-only rename on a
-	// case-insensitive file system); anything else there is refused.
+	// case-insensitive file system); anything else there is refused, also
+	// when it appears after this look (moveNoReplace).
+	self := false
 	if dst, err := w.root.Lstat(osRel(t)); err == nil {
 		a, oka := idOf(src)
 		b, okb := idOf(dst)
 		if !oka || !okb || a != b {
 			return w.existsErr(t, fs.ErrExist)
 		}
+		self = true
 	}
 	if err := w.mkParent(t); err != nil {
 		return err
 	}
-	if err := w.root.Rename(osRel(f), osRel(t)); err != nil {
+	if self {
+		err = w.root.Rename(osRel(f), osRel(t))
+	} else {
+		err = w.moveNoReplace(f, t)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return w.existsErr(t, err)
+	}
+	if err != nil {
 		return fmt.Errorf("rename %s to %s: %w", f, t, w.mapErr(f, err))
 	}
 	w.syncDir(path.Dir(t))

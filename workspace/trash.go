@@ -212,15 +212,21 @@ func (w *Workspace) Restore(t Trashed) error {
 	if err := w.Check(); err != nil {
 		return err
 	}
-	if _, err := w.root.Lstat(osRel(r)); err == nil {
+	exists := func() error {
 		return fmt.Errorf("cannot restore %s: something else is there now; rename or move it first: %w", r, ErrExists)
+	}
+	if _, err := w.root.Lstat(osRel(r)); err == nil {
+		return exists()
 	}
 	if err := w.mkParent(r); err != nil {
 		return err
 	}
 	if t.Local {
 		from := localTrash + "/files/" + t.Name
-		if err := w.root.Rename(osRel(from), osRel(r)); err != nil {
+		if err := w.moveNoReplace(from, r); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return exists() // it appeared since we looked
+			}
 			return fmt.Errorf("restore %s: %w", r, w.mapErr(from, err))
 		}
 		_ = w.root.Remove(osRel(localTrash + "/info/" + t.Name + ".trashinfo"))
@@ -230,6 +236,9 @@ func (w *Workspace) Restore(t Trashed) error {
 			return fmt.Errorf("restore %s: %s is not the trash mnote uses (%s); restore it from your file manager", r, t.Trash, home)
 		}
 		if err := w.renameIn(filepath.Join(home, "files"), t.Name, r); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return exists()
+			}
 			return err
 		}
 		_ = os.Remove(filepath.Join(home, "info", t.Name+".trashinfo"))
@@ -239,7 +248,8 @@ func (w *Workspace) Restore(t Trashed) error {
 	return nil
 }
 
-// renameIn moves dir/name to rel beneath the root.
+// renameIn moves dir/name to rel beneath the root, never replacing what
+// is at rel.
 func (w *Workspace) renameIn(dir, name, rel string) error {
 	src, err := os.Open(dir)
 	if err != nil {
@@ -251,11 +261,28 @@ func (w *Workspace) renameIn(dir, name, rel string) error {
 		return w.mapErr(rel, err)
 	}
 	defer parent.Close()
-	if err := renameBetween(src, dir, name, parent, w.Abs(path.Dir(rel)), path.Base(rel)); err != nil {
+	if err := renameNoReplace(src, dir, name, parent, w.Abs(path.Dir(rel)), path.Base(rel)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("restore %s: it is no longer in the trash (emptied?): %w", rel, fs.ErrNotExist)
 		}
 		return fmt.Errorf("restore %s: %w", rel, err)
 	}
 	return nil
+}
+
+// moveNoReplace renames from to to, both beneath the root (to's folder
+// exists), never replacing what is at to: the error then wraps
+// fs.ErrExist, even if it appeared after the caller looked.
+func (w *Workspace) moveNoReplace(from, to string) error {
+	src, err := w.root.Open(osRel(path.Dir(from)))
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := w.root.Open(osRel(path.Dir(to)))
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	return renameNoReplace(src, w.Abs(path.Dir(from)), path.Base(from), dst, w.Abs(path.Dir(to)), path.Base(to))
 }
