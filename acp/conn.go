@@ -194,14 +194,15 @@ func (c *conn) readLoop(r io.Reader, maxLine int, exitErr func() error) {
 			// The content's buffer is kept for the next update (the
 			// handlers copy what they keep): one allocation less per update.
 			keep := ue.Params.Update.Content[:0]
-			if cap(keep) > 64<<10 {
-				keep = nil
-			}
 			ue = updateEnvelope{}
 			ue.Params.Update.Content = keep
 			if err := gojson.Unmarshal(line, &ue); err == nil && ue.Method == "session/update" && ue.ID == nil {
 				c.updates.Add(1)
 				c.h.update(ue.Params.SessionID, &ue.Params.Update, line)
+				if cap(ue.Params.Update.Content) > 64<<10 {
+					// Not kept while the next line is awaited.
+					ue.Params.Update.Content = nil
+				}
 				continue
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"mnote/store"
 )
@@ -41,9 +42,44 @@ func (lw *lineWriter) tick() {
 func (lw *lineWriter) write(b []byte, flush bool) {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
+	lw.put(b)
+	lw.sent(flush)
+}
+
+// hugeText is the length past which a string is written by writeText: a
+// line holding a 20 MiB chunk would keep it twice more in memory.
+const hugeText = 256 << 10
+
+// writeText appends head, s as a JSON string, and tail, escaping s a piece
+// at a time.
+func (lw *lineWriter) writeText(head []byte, s string, tail string, flush bool) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.put(head)
+	lw.put([]byte{'"'})
+	buf := make([]byte, 0, 80<<10)
+	for len(s) > 0 {
+		n := min(len(s), 64<<10)
+		for n < len(s) && n > 1 && !utf8.RuneStart(s[n]) {
+			n-- // a piece ends on a character boundary
+		}
+		buf = store.AppendJSONString(buf[:0], s[:n])
+		lw.put(buf[1 : len(buf)-1])
+		s = s[n:]
+	}
+	lw.put([]byte{'"'})
+	lw.put([]byte(tail))
+	lw.sent(flush)
+}
+
+func (lw *lineWriter) put(b []byte) {
 	if _, err := lw.w.Write(b); err != nil && lw.err == nil {
 		lw.err = err
 	}
+}
+
+// sent flushes now, or arms the timer that will.
+func (lw *lineWriter) sent(flush bool) {
 	if flush {
 		lw.flushLocked()
 		return

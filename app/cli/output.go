@@ -34,12 +34,19 @@ func (o *jsonObserver) Event(ev *chat.Event) {
 		}
 		switch u.SessionUpdate {
 		case thread.KindAgentMessageChunk, thread.KindAgentThoughtChunk, thread.KindUserMessageChunk:
-			typ := map[string]string{
-				thread.KindAgentMessageChunk: "message_chunk",
-				thread.KindAgentThoughtChunk: "thought_chunk",
-				thread.KindUserMessageChunk:  "user_chunk",
-			}[u.SessionUpdate]
+			typ := "message_chunk"
+			switch u.SessionUpdate {
+			case thread.KindAgentThoughtChunk:
+				typ = "thought_chunk"
+			case thread.KindUserMessageChunk:
+				typ = "user_chunk"
+			}
 			switch {
+			case len(ev.Change.Delta) > hugeText:
+				j.start(typ)
+				j.b = append(j.b, `,"text":`...)
+				o.out.writeText(j.b, ev.Change.Delta, "}\n", false)
+				return
 			case ev.Change.Delta != "":
 				j.start(typ)
 				j.str("text", ev.Change.Delta)

@@ -12,9 +12,16 @@
 // For each, mnote runs `mnote prompt --agent-cmd … --json > /dev/null`
 // (thread model, transcript and index included), and again with
 // persistence off, and the table prints wall times, the ratios against the
-// reference and mnote's peak RSS. Run it with `make bench` or
+// reference and mnote's peak memory: RSS and anonymous memory, sampled
+// from /proc every 5 ms (the target: client memory under 30 MB).
 //
-//	go run -tags sqlite_fts5 ./bench/ingest [-runs 3] [-n 200000]
+// mnote is the headless build of the same code (go build -tags
+// sqlite_fts5 .) unless -mnote names another. The app's own build links
+// GTK and WebKit, whose libraries add a constant to the RSS of any
+// command; with -desktop naming that build, the footer shows that
+// constant (`mnote version`). Run it with `make bench` or
+//
+//	go run -tags sqlite_fts5 ./bench/ingest [-runs 3] [-n 200000] [-desktop build/bin/mnote]
 package main
 
 import (
@@ -41,8 +48,9 @@ func main() {
 	hugeMiB := flag.Int("huge", 20, "size of the huge chunk in MiB")
 	mnoteBin := flag.String("mnote", "", "mnote binary (default: build one)")
 	agentBin := flag.String("agent", "", "mnote-testagent binary (default: build one)")
+	desktopBin := flag.String("desktop", "", "the app's build, to show what its libraries add (optional)")
 	flag.Parse()
-	if err := run(*runs, *n, *hugeMiB, *mnoteBin, *agentBin); err != nil {
+	if err := run(*runs, *n, *hugeMiB, *mnoteBin, *agentBin, *desktopBin); err != nil {
 		fmt.Fprintln(os.Stderr, "ingest:", err)
 		os.Exit(1)
 	}
@@ -60,7 +68,7 @@ type result struct {
 	events        int
 }
 
-func run(runs, n, hugeMiB int, mnoteBin, agentBin string) error {
+func run(runs, n, hugeMiB int, mnoteBin, agentBin, desktopBin string) error {
 	tmp, err := os.MkdirTemp("", "mnote-bench-ingest-")
 	if err != nil {
 		return err
@@ -183,7 +191,31 @@ func run(runs, n, hugeMiB int, mnoteBin, agentBin string) error {
 	fmt.Println("\nratio: time ÷ the reference's (lower is faster; target ≤ 1.00×).")
 	fmt.Println("persist×: speed with persistence on ÷ off (target ≥ 0.85×).")
 	fmt.Println("peak RSS / peak anon: mnote with persistence; anon leaves out the binary's and libraries' file pages (target: client memory < 30 MB).")
+	if desktopBin != "" {
+		fmt.Println("\nmnote prompt waiting for its agent (what any command costs before it streams):")
+		for _, b := range []struct{ name, bin string }{{"this build", mnoteBin}, {"the app's build (GTK, WebKit)", desktopBin}} {
+			rss, anon, err := waiting(b.bin, env, ws)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("  %-32s RSS %5.1f MB, anon %5.1f MB\n", b.name, float64(rss)/1024, float64(anon)/1024)
+		}
+	}
 	return nil
+}
+
+// waiting samples mnote's memory while it waits for an agent that never
+// answers initialize (it exits after half a second).
+func waiting(bin string, env []string, ws string) (rss, anon int64, err error) {
+	cmd := exec.Command(bin, "prompt", "--agent-cmd", "sleep 0.5", "--cwd", ws, "hello")
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", bin, err)
+	}
+	memory := sampleMemory(cmd.Process.Pid)
+	_ = cmd.Wait() // it fails: the agent exits
+	rss, anon = memory()
+	return rss, anon, nil
 }
 
 func ratio(a, b result) float64 { return a.wall.Seconds() / b.wall.Seconds() }
