@@ -45,16 +45,18 @@ func newLineReader(r io.Reader, limit int) *lineReader {
 
 // next returns the next line without its newline. The slice is valid until
 // the following call. At the end of the stream a final unterminated line is
-// returned before io.EOF.
+// returned before io.EOF. A line of more than limit bytes (not counting its
+// newline) gives a *LineTooLongError, and the next call reads the line
+// after it.
 func (lr *lineReader) next() ([]byte, error) {
 	line, err := lr.r.ReadSlice('\n')
-	if err == nil {
+	if err == nil || len(line) > 0 && errors.Is(err, io.EOF) {
+		if n := contentLen(len(line), err); n > lr.limit {
+			return nil, &LineTooLongError{Size: int64(n), Limit: lr.limit}
+		}
 		return trimEOL(line), nil
 	}
 	if !errors.Is(err, bufio.ErrBufferFull) {
-		if len(line) > 0 && errors.Is(err, io.EOF) {
-			return trimEOL(line), nil
-		}
 		return nil, err
 	}
 	// A long line grows one reused buffer up to 1 MiB; beyond, it is
@@ -64,13 +66,17 @@ func (lr *lineReader) next() ([]byte, error) {
 	var pieces [][]byte
 	size := len(buf)
 	for {
+		if size > lr.limit {
+			lr.long = nil
+			return nil, lr.skip(int64(size), err)
+		}
 		line, err = lr.r.ReadSlice('\n')
-		if size+len(line) > lr.limit+1 {
+		if contentLen(size+len(line), err) > lr.limit {
 			lr.long = nil
 			return nil, lr.skip(int64(size+len(line)), err)
 		}
 		switch {
-		case err == nil, errors.Is(err, io.EOF) && size+len(line) > 0:
+		case err == nil, errors.Is(err, io.EOF):
 			if pieces == nil {
 				buf = append(buf, line...)
 				lr.long = buf
@@ -96,10 +102,20 @@ func (lr *lineReader) next() ([]byte, error) {
 	}
 }
 
+// contentLen is the length of a line read as n bytes whose last read
+// returned err: without its newline when it has one (err nil).
+func contentLen(n int, err error) int {
+	if err == nil {
+		return n - 1
+	}
+	return n
+}
+
 // longBuffer is how far a long line grows the reader's reused buffer.
 const longBuffer = 1 << 20
 
-// skip discards the rest of an over-long line.
+// skip discards the rest of an over-long line, of which size bytes were
+// read by a read that returned err.
 func (lr *lineReader) skip(size int64, err error) error {
 	lr.long = nil
 	for errors.Is(err, bufio.ErrBufferFull) {
@@ -110,7 +126,10 @@ func (lr *lineReader) skip(size int64, err error) error {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
-	return &LineTooLongError{Size: size - 1, Limit: lr.limit}
+	if err == nil {
+		size-- // the newline
+	}
+	return &LineTooLongError{Size: size, Limit: lr.limit}
 }
 
 func trimEOL(b []byte) []byte {
