@@ -107,6 +107,18 @@ var mixedSizes = []int{
 	64*kib + 1, 1*mib - 1, 1*mib - 1, 1, 1*mib + 1, 64 * kib, 1 * mib, 0,
 }
 
+// expectLines reads r to its end with no limit and checks it held want.
+func expectLines(t *testing.T, r io.Reader, want [][]byte) *lineReader {
+	t.Helper()
+	lr := newLineReader(r, 0)
+	got, err := readAllLines(lr)
+	if !errors.Is(err, io.EOF) {
+		t.Fatalf("ended with %v, want io.EOF", err)
+	}
+	checkLines(t, got, want)
+	return lr
+}
+
 func TestLineReaderMixedSizes(t *testing.T) {
 	var want [][]byte
 	for i, n := range mixedSizes {
@@ -115,12 +127,7 @@ func TestLineReaderMixedSizes(t *testing.T) {
 	data := streamOf(want, "\n", nil)
 	for name, r := range readers(t, data) {
 		t.Run(name, func(t *testing.T) {
-			lr := newLineReader(r, 0)
-			got, err := readAllLines(lr)
-			if !errors.Is(err, io.EOF) {
-				t.Fatalf("ended with %v, want io.EOF", err)
-			}
-			checkLines(t, got, want)
+			lr := expectLines(t, r, want)
 			if _, err := lr.next(); !errors.Is(err, io.EOF) {
 				t.Errorf("after the end: %v, want io.EOF", err)
 			}
@@ -148,14 +155,7 @@ func TestLineReaderFinalUnterminated(t *testing.T) {
 			tail := lineOf(n, 3)
 			want := append(head[:2:2], tail)
 			for name, r := range readers(t, streamOf(head, "\n", tail)) {
-				t.Run(name, func(t *testing.T) {
-					lr := newLineReader(r, 0)
-					got, err := readAllLines(lr)
-					if !errors.Is(err, io.EOF) {
-						t.Fatalf("ended with %v, want io.EOF", err)
-					}
-					checkLines(t, got, want)
-				})
+				t.Run(name, func(t *testing.T) { expectLines(t, r, want) })
 			}
 		})
 	}
