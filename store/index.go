@@ -89,7 +89,7 @@ func dsn(path string, write bool) string {
 	if write {
 		// A 1 MB page cache while sessions stream (a bigger one only
 		// grows the client's memory); rebuilds raise it (see bigCache).
-		q += "&_journal_mode=WAL&_txlock=immediate&_cache_size=-1024"
+		q += "&_journal_mode=WAL&_txlock=immediate&_cache_size=" + streamCacheSize
 	} else {
 		q += "&_query_only=1"
 	}
@@ -258,6 +258,7 @@ func (ix *Index) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // holds stays under about 2 MB, at no cost in speed here (commits write
 // every 500 ms anyway). Rebuilds write fewer, larger segments with a big one.
 const (
+	streamCacheSize = "-1024" // KiB, as PRAGMA cache_size takes it
 	streamHashSize  = 256 << 10
 	rebuildHashSize = 8 << 20
 )
@@ -286,7 +287,7 @@ func (ix *Index) bigCache(ctx context.Context) func() {
 	}
 	return func() {
 		ctx := context.Background()
-		_, _ = ix.w.ExecContext(ctx, "PRAGMA cache_size = -1024")
+		_, _ = ix.w.ExecContext(ctx, "PRAGMA cache_size = "+streamCacheSize)
 		if err := ix.setHashSize(ctx, streamHashSize); err != nil {
 			slog.Warn("store: FTS hashsize", "file", ix.path, "err", err)
 		}

@@ -1,6 +1,37 @@
 package thread
 
+import "slices"
+
 // Forgetting done entries (SetForgetDone) and looking tool calls up.
+
+// ForgetKeepsHead bounds the text a thread that forgets (SetForgetDone)
+// keeps of an agent message's or thought's first chunk.
+const ForgetKeepsHead = 1 << 20
+
+// SetForgetDone makes the thread forget every entry once it is done and
+// the next entry began: closed messages and thoughts, tool calls in a
+// final status, the plan of an earlier turn, runtime changes. For a
+// client that only streams (mnote prompt) or only counts (an index
+// rebuild): the transcript keeps every word, and a session of any length
+// then holds a few entries, not all of them. Entry ids, Len and the
+// merging of late tool call updates work as before; Entries, Snapshot and
+// Entry leave the forgotten entries out, and the agent's messages and
+// thoughts keep only the text of their first chunk, at most
+// ForgetKeepsHead bytes of it (EntryHead of a new entry works; their
+// blocks' offsets count only that text). A tool call forgotten and
+// updated late comes back with its id and final status only. Entries the
+// thread holds already are forgotten too, at the next entry, once done.
+func (t *Thread) SetForgetDone() {
+	if t.forget {
+		return
+	}
+	t.forget = true
+	for i, e := range t.entries {
+		if e != nil {
+			t.kept = append(t.kept, i)
+		}
+	}
+}
 
 // toolRef is where a toolCallId's call is: its entry's index, and its
 // turn, which outlive the entry in a thread that forgets; and once it is
@@ -55,17 +86,7 @@ func (t *Thread) callAt(toolCallID string) *ToolCall {
 	e := &entry{id: entryID(ref.i), kind: EntryToolCall, turn: ref.turn, createdMs: t.nowMs()}
 	e.tool = &ToolCall{ID: e.id, ToolCallID: toolCallID, Status: ref.status, Decision: ref.decision, StartedMs: e.createdMs}
 	t.entries[ref.i] = e
-	t.kept = insertSorted(t.kept, ref.i)
+	at, _ := slices.BinarySearch(t.kept, ref.i)
+	t.kept = slices.Insert(t.kept, at, ref.i)
 	return e.tool
-}
-
-func insertSorted(s []int, v int) []int {
-	at := len(s)
-	for at > 0 && s[at-1] > v {
-		at--
-	}
-	s = append(s, 0)
-	copy(s[at+1:], s[at:])
-	s[at] = v
-	return s
 }

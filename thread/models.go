@@ -39,32 +39,3 @@ func (t *Thread) AddBinding(runtime, how, note string) (Change, bool) {
 	e.rt = &RuntimeChange{Runtime: runtime, Previous: prev, How: how, Note: note}
 	return Change{Op: OpUpsert, EntryID: e.id, Kind: EntryRuntime}, true
 }
-
-// ForgetKeepsHead bounds the text a thread that forgets (SetForgetDone)
-// keeps of an agent message's or thought's first chunk.
-const ForgetKeepsHead = 1 << 20
-
-// SetForgetDone makes the thread forget every entry once it is done and
-// the next entry began: closed messages and thoughts, tool calls in a
-// final status, the plan of an earlier turn, runtime changes. For a
-// client that only streams (mnote prompt) or only counts (an index
-// rebuild): the transcript keeps every word, and a session of any length
-// then holds a few entries, not all of them. Entry ids, Len and the
-// merging of late tool call updates work as before; Entries, Snapshot and
-// Entry leave the forgotten entries out, and the agent's messages and
-// thoughts keep only the text of their first chunk, at most
-// ForgetKeepsHead bytes of it (EntryHead of a new entry works; their
-// blocks' offsets count only that text). A tool call forgotten and
-// updated late comes back with its id and final status only. Entries the thread holds already
-// are forgotten too, at the next entry, once done.
-func (t *Thread) SetForgetDone() {
-	if t.forget {
-		return
-	}
-	t.forget = true
-	for i, e := range t.entries {
-		if e != nil {
-			t.kept = append(t.kept, i)
-		}
-	}
-}
