@@ -109,10 +109,8 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]Hit, er
 // of trashed sessions it leaves out.
 const searchSlack = 10
 
-// minPrefixRunes is the shortest last word searched as a prefix: it
-// matches the index's 3-character prefix index (shorter prefixes would
-// match much of the vocabulary without one; keeping 2- and 4-character
-// prefix indexes as well made every message 1.6× dearer to index).
+// minPrefixRunes is the shortest last word searched as a prefix: shorter
+// prefixes would match much of the vocabulary.
 const minPrefixRunes = 3
 
 // ftsQuery turns plain text into an FTS5 query: each word a quoted string
