@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,75 @@ func TestMigrationDropsPrefixIndex(t *testing.T) {
 		if err != nil || row.IndexedBytes != want {
 			t.Errorf("session %s: indexed_bytes %d (want %d), %v", id, row.IndexedBytes, want, err)
 		}
+	}
+}
+
+// A data folder moved elsewhere (or restored from a copy) keeps its rows:
+// Reconcile only records the transcripts' new paths, and reads again only
+// a transcript that changed meanwhile.
+func TestReconcileMovedDataFolder(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	v := newVocab(3, 2000)
+	for i := range 3 {
+		e.liveSession(t, fmt.Sprintf("m%d", i), "", "/ws", 2, v)
+	}
+	before, err := e.ix.Search(ctx, v.words[0], 100)
+	if err != nil || len(before) == 0 {
+		t.Fatalf("search before the move: %d hits, %v", len(before), err)
+	}
+	e.ix.Close()
+
+	moved := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(e.p.DataDir, moved); err != nil {
+		t.Fatal(err)
+	}
+	p := e.p
+	p.DataDir, p.DB, p.Transcripts, p.Trash = moved, filepath.Join(moved, filepath.Base(e.p.DB)),
+		filepath.Join(moved, filepath.Base(e.p.Transcripts)), filepath.Join(moved, filepath.Base(e.p.Trash))
+	// One transcript grew while it was away: that one is read again.
+	w, err := OpenTranscript(p.TranscriptPath("m2"), WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newScript(w, "m2")
+	s.turn = 3
+	s.prompt("where is the okapi list")
+	s.answer("agent_message_chunk", "The okapi list is in notes/zoo.md.", 5)
+	s.end("end_turn", 5, 5)
+	w.Close()
+
+	ix, err := OpenIndex(ctx, p.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if n, err := ix.Reconcile(ctx, p.Transcripts); err != nil || n != 1 {
+		t.Fatalf("reconcile after the move: %d reindexed, %v; want 1 (the one that grew)", n, err)
+	}
+	for i := range 3 {
+		id := fmt.Sprintf("m%d", i)
+		row, err := ix.GetSession(ctx, id)
+		if err != nil || row.TranscriptPath != p.TranscriptPath(id) {
+			t.Errorf("%s: path %q, %v; want %q", id, row.TranscriptPath, err, p.TranscriptPath(id))
+		}
+	}
+	if hits, err := ix.Search(ctx, "okapi", 10); err != nil || len(hits) != 2 || hits[0].SessionID != "m2" || hits[1].SessionID != "m2" {
+		t.Errorf("okapi: %+v, %v", hits, err)
+	}
+	// The sessions that did not change are found as before.
+	count := func(hs []Hit) map[string]int {
+		m := map[string]int{}
+		for _, h := range hs {
+			m[h.SessionID]++
+		}
+		return m
+	}
+	after, err := ix.Search(ctx, v.words[0], 100)
+	if b, a := count(before), count(after); err != nil || a["m0"] != b["m0"] || a["m1"] != b["m1"] || a["m2"] < b["m2"] {
+		t.Errorf("hits per session after the move: %v, %v; before %v", a, err, b)
+	}
+	if n, err := ix.Reconcile(ctx, p.Transcripts); err != nil || n != 0 {
+		t.Errorf("second reconcile: %d, %v", n, err)
 	}
 }

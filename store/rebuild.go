@@ -101,12 +101,13 @@ func (ix *Index) Reconcile(ctx context.Context, dir string) (int, error) {
 		return 0, fmt.Errorf("store: index %s: %w", ix.path, err)
 	}
 	var stale []string
+	moved := make(map[string]string) // id → its transcript's new path
 	inDir := make(map[string]bool, len(files))
 	for _, path := range files {
 		id := sessionIDFromPath(path)
 		inDir[id] = true
 		ri, ok := rows[id]
-		if !ok || (ri.path != "" && ri.path != path) {
+		if !ok {
 			stale = append(stale, path)
 			continue
 		}
@@ -114,8 +115,28 @@ func (ix *Index) Reconcile(ctx context.Context, dir string) (int, error) {
 		if err != nil {
 			continue // gone meanwhile
 		}
-		if fi.Size() != ri.bytes && fi.Size() != ri.size {
+		switch {
+		case ri.path != "" && ri.path != path && fi.Size() == ri.bytes && !inTrash(ri.path):
+			// The data folder moved (or was restored from a copy): the
+			// rows stand, only the path changes (a transcript back from
+			// the trash is read again: its status changes). Reading every
+			// transcript again would take seconds per million updates.
+			moved[id] = path
+		case ri.path != "" && ri.path != path, fi.Size() != ri.bytes && fi.Size() != ri.size:
 			stale = append(stale, path)
+		}
+	}
+	if len(moved) > 0 {
+		err := ix.writeTx(ctx, func(tx *sql.Tx) error {
+			for id, path := range moved {
+				if _, err := tx.ExecContext(ctx, `UPDATE sessions SET transcript_path = ? WHERE id = ?`, path, id); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
 		}
 	}
 	n := 0
@@ -265,7 +286,7 @@ func (ix *Index) readFile(path string, keep threadUse, indexed bool) (*Indexer, 
 	}
 	x.red.end = st.Bytes
 	x.red.closeMessageAtEOF()
-	if filepath.Base(filepath.Dir(path)) == "trash" {
+	if inTrash(path) {
 		x.status = StatusDeleted
 	}
 	if keep == threadNone {
@@ -416,3 +437,6 @@ func listTranscripts(dir string) ([]string, error) {
 	}
 	return files, nil
 }
+
+// inTrash reports whether a transcript is in a folder named "trash".
+func inTrash(path string) bool { return filepath.Base(filepath.Dir(path)) == "trash" }
