@@ -250,6 +250,20 @@ var safeASCII = func() (t [256]bool) {
 	return t
 }()
 
+// plain8 reports whether none of the eight bytes of s is a quote, a
+// backslash, a control character or non-ASCII.
+func plain8(s string) bool {
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (lo * '"')
+	backslash := w ^ (lo * '\\')
+	special := (quote - lo) &^ quote // high bit set where a byte was '"'
+	special |= (backslash - lo) &^ backslash
+	special |= w - lo*0x20 // high bit set where a byte was < 0x20 (or borrowed into)
+	return (special|w)&hi == 0
+}
+
 // AppendJSONString appends s as a JSON string (encoding/json's escaping
 // without the HTML escapes, for hand-built JSON lines). Invalid UTF-8 becomes
 // U+FFFD so the output is always valid JSON.
@@ -257,6 +271,10 @@ func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && plain8(s[i:i+8]) {
+			i += 8 // eight bytes that need no escape
+			continue
+		}
 		c := s[i]
 		if safeASCII[c] {
 			i++
