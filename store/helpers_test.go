@@ -150,6 +150,7 @@ func (s *sessionScript) end(stopReason string, in, out int) {
 // vocab is a Zipf-distributed vocabulary for realistic text.
 type vocab struct {
 	words []string
+	cjk   []bool // words[i] is Chinese: written without a space after a Chinese word
 	zipf  *rand.Zipf
 	rng   *rand.Rand
 }
@@ -181,14 +182,47 @@ func newVocab(seed uint64, size int) *vocab {
 
 func (v *vocab) word() string { return v.words[v.zipf.Uint64()] }
 
+// hanChars are common Chinese characters, for Chinese words of a mixed
+// vocabulary.
+const hanChars = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可而子也你能好下过面看天去同小心之都然得前开把说还自里高三所学样年想长行方又如经实文事明理本点当意与现法间无定度情体新相知机进动问题代表设计缓存命中率检索笔记搜索索引数据模型文件会话智能权限工具调用思考过程检查点撤销"
+
+// newMixedVocab is newVocab with every third word past the common ones a
+// Chinese word of two to four characters: text of people who write in
+// Chinese and English.
+func newMixedVocab(seed uint64, size int) *vocab {
+	v := newVocab(seed, size)
+	han := []rune(hanChars)
+	v.cjk = make([]bool, len(v.words))
+	seen := make(map[string]bool)
+	for i := len(common); i < len(v.words); i += 3 {
+		for {
+			n := 2 + v.rng.IntN(3)
+			w := make([]rune, n)
+			for j := range w {
+				w[j] = han[v.rng.IntN(len(han))]
+			}
+			if s := string(w); !seen[s] {
+				seen[s] = true
+				v.words[i], v.cjk[i] = s, true
+				break
+			}
+		}
+	}
+	return v
+}
+
 // sentence returns about n words of text.
 func (v *vocab) sentence(n int) string {
 	var b strings.Builder
+	prevCJK := false
 	for i := range n {
-		if i > 0 {
+		k := v.zipf.Uint64()
+		isCJK := v.cjk != nil && v.cjk[k]
+		if i > 0 && !(isCJK && prevCJK) {
 			b.WriteByte(' ')
 		}
-		b.WriteString(v.word())
+		prevCJK = isCJK
+		b.WriteString(v.words[k])
 		if v.rng.IntN(12) == 0 {
 			b.WriteByte(',')
 		}

@@ -216,6 +216,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+		if after := afterMigration[m.version]; after != nil {
+			if err := after(ctx, tx); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"mnote/store/ftstoken"
 )
 
 // Hit is one message matching a search.
@@ -42,9 +44,17 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]Hit, er
 	}
 	// ORDER BY rank is done inside FTS5, so snippet() runs only for the
 	// rows returned. Titles come from a second, tiny query.
+	// A query of single CJK characters matches a large part of a Chinese
+	// index (a character is like a letter); ranking would score all of
+	// it, so such hits come newest first, which FTS5 reads in order and
+	// stops at the limit.
+	order := "rank"
+	if allOneCJK(query) {
+		order = "rowid DESC"
+	}
 	rows, err := ix.r.QueryContext(ctx, `
 		SELECT session_id, turn, role, entry, snippet(messages_fts, 0, '«', '»', '…', ?), rank
-		FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?`,
+		FROM messages_fts WHERE messages_fts MATCH ? ORDER BY `+order+` LIMIT ?`,
 		snippetTokens, match, limit+searchSlack)
 	if err != nil {
 		return nil, fmt.Errorf("store: search %q in %s: %w", query, ix.path, err)
@@ -113,6 +123,27 @@ const searchSlack = 10
 // prefixes would match much of the vocabulary.
 const minPrefixRunes = 3
 
+// oneCJK reports whether w is one Chinese, Japanese or Korean character,
+// searched as a prefix: the tokenizer (store/ftstoken) indexes such text
+// as bigrams, plus each run's last character, so a prefix query of one
+// character finds every occurrence of it. (A prefix of one character
+// scans the terms that start with it: a few thousand bigrams at most.)
+func oneCJK(w string) bool {
+	r, n := utf8.DecodeRuneInString(w)
+	return n == len(w) && ftstoken.IsCJK(r)
+}
+
+// allOneCJK reports whether every word of query is one CJK character.
+func allOneCJK(query string) bool {
+	words := strings.Fields(query)
+	for _, w := range words {
+		if !oneCJK(w) {
+			return false
+		}
+	}
+	return len(words) > 0
+}
+
 // ftsQuery turns plain text into an FTS5 query: each word a quoted string
 // (quotes doubled), all of them required, the last one a prefix. Words
 // without a letter or digit are dropped (they would tokenize to nothing).
@@ -134,7 +165,7 @@ func ftsQuery(text string) string {
 		b.WriteByte('"')
 		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
 		b.WriteByte('"')
-		if i == len(words)-1 && utf8.RuneCountInString(w) >= minPrefixRunes {
+		if (i == len(words)-1 && utf8.RuneCountInString(w) >= minPrefixRunes) || oneCJK(w) {
 			b.WriteByte('*')
 		}
 	}
