@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"mnote/store/ftstoken"
 )
@@ -119,55 +117,8 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]Hit, er
 // of trashed sessions it leaves out.
 const searchSlack = 10
 
-// minPrefixRunes is the shortest last word searched as a prefix: shorter
-// prefixes would match much of the vocabulary.
-const minPrefixRunes = 3
-
-// oneCJK reports whether w is one Chinese, Japanese or Korean character,
-// searched as a prefix: the tokenizer (store/ftstoken) indexes such text
-// as bigrams, plus each run's last character, so a prefix query of one
-// character finds every occurrence of it. (A prefix of one character
-// scans the terms that start with it: a few thousand bigrams at most.)
-func oneCJK(w string) bool {
-	r, n := utf8.DecodeRuneInString(w)
-	return n == len(w) && ftstoken.IsCJK(r)
-}
+// ftsQuery turns plain text into an FTS5 query (ftstoken.Query).
+func ftsQuery(text string) string { return ftstoken.Query(text) }
 
 // allOneCJK reports whether every word of query is one CJK character.
-func allOneCJK(query string) bool {
-	words := strings.Fields(query)
-	for _, w := range words {
-		if !oneCJK(w) {
-			return false
-		}
-	}
-	return len(words) > 0
-}
-
-// ftsQuery turns plain text into an FTS5 query: each word a quoted string
-// (quotes doubled), all of them required, the last one a prefix. Words
-// without a letter or digit are dropped (they would tokenize to nothing).
-func ftsQuery(text string) string {
-	var words []string
-	for _, w := range strings.Fields(text) {
-		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) >= 0 {
-			words = append(words, w)
-		}
-	}
-	if len(words) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for i, w := range words {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
-		b.WriteByte('"')
-		if (i == len(words)-1 && utf8.RuneCountInString(w) >= minPrefixRunes) || oneCJK(w) {
-			b.WriteByte('*')
-		}
-	}
-	return b.String()
-}
+func allOneCJK(query string) bool { return ftstoken.AllOneCJK(query) }

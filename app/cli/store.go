@@ -27,6 +27,15 @@ func (e *env) openStore() (*sessionStore, error) {
 		return nil, fmt.Errorf("data folder: %w", err)
 	}
 	ctx := context.Background()
+	// A migration that re-reads every indexed message says how far it is,
+	// at most once a second.
+	var last time.Time
+	ctx = store.WithProgress(ctx, func(step string, done, total int64) {
+		if now := time.Now(); done == total || now.Sub(last) >= time.Second {
+			last = now
+			e.warn("updating the %s: %d of %d messages", step, done, total)
+		}
+	})
 	ix, err := store.OpenIndex(ctx, e.paths.DB)
 	if err != nil {
 		return nil, fmt.Errorf("session index: %w", err)

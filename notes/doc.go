@@ -1,0 +1,28 @@
+// Package notes is the index of a workspace's Markdown notes: their text
+// for full-text search (Chinese, Japanese and Korean included, through the
+// store/ftstoken tokenizer), their headings (outline, Quick Open's #) and
+// their links ([[wikilinks]] and relative Markdown links, for backlinks).
+//
+// The index is derived and rebuildable, like mnote.db: it lives in its own
+// SQLite file under mnote's data folder (one per workspace), never inside
+// the notes folder, and deleting it costs one walk of the folder. Sync
+// brings it up to date with the folder (files whose size or modification
+// time changed are read again); Update and Remove keep it current from the
+// workspace watcher's changes, including agents' writes and other
+// programs'.
+//
+// Only regular files ending in .md or .markdown are indexed. Files over
+// MaxNoteSize, or whose bytes are not UTF-8 text (a NUL byte, invalid
+// UTF-8), are skipped and counted in Stats, never fatal. Files are opened
+// beneath the folder (os.Root), so a symlink that leads outside is not
+// followed.
+//
+// Links resolve as Obsidian resolves them: [[Name]] is the note whose file
+// name (without .md) is Name, case-insensitively; [[folder/Name]] is a note
+// whose path ends with that; when several notes match, the one in the
+// linking note's folder wins, then the shortest path. [[Name#Heading]]
+// points at a heading, [[Name|alias]] shows alias. A relative Markdown link
+// ([text](../b.md)) resolves against the linking note's folder. Links are
+// kept as written, and resolved when asked, so a note created later
+// resolves links written before it.
+package notes
