@@ -73,14 +73,19 @@ type Options struct {
 	// Ignore names files and folders left out wherever they are (".git",
 	// "node_modules", …): the workspace's list.
 	Ignore []string
+	// Exclude are folders never indexed wherever they are found (mnote's
+	// own config, data and state folders, when the notes folder holds
+	// them), compared by identity, not by name.
+	Exclude []string
 }
 
 // Index is one workspace's notes index. It is safe for concurrent use.
 type Index struct {
-	dir    string
-	path   string
-	w, r   *sql.DB
-	ignore map[string]bool
+	dir     string
+	path    string
+	w, r    *sql.DB
+	ignore  map[string]bool
+	exclude []os.FileInfo
 }
 
 // Stats counts what a Sync saw.
@@ -140,6 +145,11 @@ func open(ctx context.Context, dbPath, dir string, opts Options) (_ *Index, err 
 	ix := &Index{dir: dir, path: dbPath, ignore: make(map[string]bool)}
 	for _, n := range opts.Ignore {
 		ix.ignore[n] = true
+	}
+	for _, d := range opts.Exclude {
+		if fi, err := os.Stat(d); err == nil {
+			ix.exclude = append(ix.exclude, fi)
+		}
 	}
 	defer func() {
 		if err != nil {
@@ -208,6 +218,9 @@ func (ix *Index) Sync(ctx context.Context, progress func(done, total int)) (Stat
 				return fs.SkipDir
 			}
 			return nil
+		}
+		if d.IsDir() && ix.excluded(root, p) {
+			return fs.SkipDir
 		}
 		if d.IsDir() || !d.Type().IsRegular() || !isNoteName(p) {
 			return nil
@@ -302,7 +315,7 @@ func (ix *Index) Update(ctx context.Context, rel string) error {
 		return fmt.Errorf("notes: %w", err)
 	}
 	defer tx.Rollback()
-	if lerr != nil || !fi.Mode().IsRegular() || !isNoteName(rel) || ix.ignoredPath(rel) {
+	if lerr != nil || !fi.Mode().IsRegular() || !isNoteName(rel) || ix.ignoredPath(rel) || ix.inExcluded(root, rel) {
 		if err := deleteNote(ctx, tx, rel); err != nil {
 			return err
 		}
@@ -354,6 +367,33 @@ func (ix *Index) ignored(name string) bool {
 func (ix *Index) ignoredPath(rel string) bool {
 	for _, part := range strings.Split(rel, "/") {
 		if ix.ignored(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// excluded reports whether the folder at rel is one of Options.Exclude.
+func (ix *Index) excluded(root *os.Root, rel string) bool {
+	if len(ix.exclude) == 0 {
+		return false
+	}
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return true
+	}
+	for _, x := range ix.exclude {
+		if os.SameFile(fi, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// inExcluded reports whether a note's path lies in an excluded folder.
+func (ix *Index) inExcluded(root *os.Root, rel string) bool {
+	for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+		if ix.excluded(root, d) {
 			return true
 		}
 	}

@@ -204,3 +204,34 @@ func TestCorruptIndexReplaced(t *testing.T) {
 		t.Errorf("after rebuild: %v", got)
 	}
 }
+
+// mnote's own folders are not indexed when the notes folder holds them
+// (the home folder opened with the default XDG layout), even through a
+// second path to them.
+func TestOwnFoldersExcluded(t *testing.T) {
+	home := t.TempDir()
+	write(t, home, "notes/a.md", "my note 笔记")
+	write(t, home, ".local/share/mnote/leak.md", "transcript 笔记 secret")
+	write(t, home, ".config/mnote/keys.md", "key 笔记 secret")
+	if err := os.Symlink(filepath.Join(home, ".config"), filepath.Join(home, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(t.Context(), filepath.Join(t.TempDir(), "n.db"), home, Options{Exclude: []string{
+		filepath.Join(home, ".local/share/mnote"), filepath.Join(home, ".config/mnote"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Sync(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".config/mnote/keys.md", ".local/share/mnote/leak.md"} {
+		if err := ix.Update(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := paths(search(t, ix, "笔记", SearchOptions{})); !slices.Equal(got, []string{"notes/a.md"}) {
+		t.Errorf("search = %v, want only notes/a.md", got)
+	}
+}
