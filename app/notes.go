@@ -1,0 +1,286 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mnote/notes"
+	"mnote/workspace"
+)
+
+// EventNotesIndex reports the notes index of the open folder: building
+// (done of total notes read), ready, and what it skipped (API.md).
+const EventNotesIndex = "notes:index"
+
+// NotesIndexStatus is the payload of EventNotesIndex and notes.status.
+type NotesIndexStatus struct {
+	Dir     string `json:"dir"`
+	Ready   bool   `json:"ready"`
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
+	Notes   int    `json:"notes"`
+	TooBig  int    `json:"tooBig"`
+	NotText int    `json:"notText"`
+	Error   string `json:"error,omitempty"`
+}
+
+// notesIndex is one open workspace's notes index, kept current from its
+// watcher.
+type notesIndex struct {
+	ix    *notes.Index
+	unsub func()
+
+	mu     sync.Mutex
+	status NotesIndexStatus
+	ready  chan struct{}   // closed once the first Sync ended
+	done   chan struct{}   // closed once the updater goroutine ended
+	ctx    context.Context // ends with close or Shutdown
+	cancel context.CancelFunc
+	queue  chan []workspace.Change
+	// behind is set when the queue was full: the updater syncs the whole
+	// folder instead of the changes it missed.
+	behind atomic.Bool
+}
+
+// openNotesIndex opens the notes index of w (under the data folder) and
+// starts building it in the background; events report its progress.
+func (s *Services) openNotesIndex(w *workspace.Workspace) (*notesIndex, error) {
+	dir := w.Dir()
+	dbPath, err := notes.PathFor(s.paths.DataDir, dir)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := notes.Open(s.life, dbPath, dir, notes.Options{Ignore: workspace.DefaultIgnore, Exclude: s.ownDirs()})
+	if err != nil {
+		return nil, err
+	}
+	n := &notesIndex{ix: ix, ready: make(chan struct{}), done: make(chan struct{}), queue: make(chan []workspace.Change, 256),
+		status: NotesIndexStatus{Dir: dir}}
+	n.ctx, n.cancel = context.WithCancel(s.life)
+	n.unsub = w.Subscribe(func(ev workspace.Event) {
+		if len(ev.Changes) > 0 || ev.Rescan {
+			cs := ev.Changes
+			if ev.Rescan {
+				cs = append(cs, workspace.Change{Path: ".", Op: workspace.Changed, Dir: true})
+			}
+			select {
+			case n.queue <- cs:
+			default: // far behind: a sync catches everything up
+				n.behind.Store(true)
+				select {
+				case n.queue <- nil:
+				default:
+				}
+			}
+		}
+	})
+	go n.run(s)
+	return n, nil
+}
+
+// ownDirs are mnote's own folders, never indexed as notes.
+func (s *Services) ownDirs() []string {
+	return []string{s.paths.DataDir, s.paths.StateDir, s.paths.LogDir, filepath.Dir(s.paths.ConfigFile)}
+}
+
+func (n *notesIndex) run(s *Services) {
+	defer close(n.done)
+	ctx := n.ctx
+	last := time.Time{}
+	st, err := n.ix.Sync(ctx, func(done, total int) {
+		if now := time.Now(); done == total || now.Sub(last) > 100*time.Millisecond {
+			last = now
+			s.emit(EventNotesIndex, n.update(func(x *NotesIndexStatus) { x.Done, x.Total = done, total }))
+		}
+	})
+	s.emit(EventNotesIndex, n.update(func(x *NotesIndexStatus) {
+		x.Ready, x.Notes, x.TooBig, x.NotText = true, st.Notes, st.TooBig, st.NotText
+		if err != nil && !errors.Is(err, context.Canceled) {
+			x.Error = err.Error()
+		}
+	}))
+	close(n.ready)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case cs := <-n.queue:
+			if n.behind.Swap(false) {
+				cs = []workspace.Change{{Path: ".", Op: workspace.Changed, Dir: true}}
+			}
+			for _, c := range cs {
+				n.apply(ctx, s, c)
+			}
+		}
+	}
+}
+
+// apply keeps the index current with one change on disk.
+func (n *notesIndex) apply(ctx context.Context, s *Services, c workspace.Change) {
+	var err error
+	switch {
+	case c.Path == "." && c.Dir:
+		_, err = n.ix.Sync(ctx, nil)
+	case c.Op == workspace.Removed:
+		err = n.ix.Remove(ctx, c.Path)
+	case c.Op == workspace.Renamed:
+		if err = n.ix.Remove(ctx, c.From); err == nil {
+			err = n.ix.Update(ctx, c.Path)
+		}
+	default:
+		err = n.ix.Update(ctx, c.Path)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Warn("notes index: keeping up with a change", "path", c.Path, "err", err)
+	}
+}
+
+func (n *notesIndex) update(fn func(*NotesIndexStatus)) NotesIndexStatus {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	fn(&n.status)
+	return n.status
+}
+
+func (n *notesIndex) close() error {
+	n.unsub()
+	n.cancel()
+	<-n.done
+	return n.ix.Close()
+}
+
+// ---- bound methods ------------------------------------------------------------
+
+// currentNotes is the notes index of the current workspace.
+func (s *Services) currentNotes() (*notesIndex, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	n := s.ws.notesOf(w)
+	if n == nil {
+		return nil, &Error{Code: CodeNotFound, Message: "the notes of this folder are not indexed (see the log)"}
+	}
+	return n, nil
+}
+
+func (s *Services) notesStatus(context.Context, struct{}) (any, *Error) {
+	n, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	return n.update(func(*NotesIndexStatus) {}), nil
+}
+
+type notesSearchArgs struct {
+	Query  string `json:"query"`
+	Folder string `json:"folder,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+func (s *Services) notesSearch(ctx context.Context, a notesSearchArgs) (any, *Error) {
+	n, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	if a.Limit < 0 || a.Limit > 500 {
+		return nil, badRequest("limit must be between 0 and 500")
+	}
+	hits, err := n.ix.Search(ctx, a.Query, notes.SearchOptions{Folder: a.Folder, Limit: a.Limit})
+	if err != nil {
+		return nil, errorFrom("search notes", err)
+	}
+	if hits == nil {
+		hits = []notes.Hit{}
+	}
+	return hits, nil
+}
+
+type notesHeadingsArgs struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+func (s *Services) notesHeadings(ctx context.Context, a notesHeadingsArgs) (any, *Error) {
+	n, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	hs, err := n.ix.Headings(ctx, a.Query, a.Limit)
+	if err != nil {
+		return nil, errorFrom("search headings", err)
+	}
+	if hs == nil {
+		hs = []notes.Heading{}
+	}
+	return hs, nil
+}
+
+type notePathArgs struct {
+	Path string `json:"path"`
+}
+
+func (s *Services) notesBacklinks(ctx context.Context, a notePathArgs) (any, *Error) {
+	return s.notesLinkList(ctx, a, (*notes.Index).Backlinks)
+}
+
+func (s *Services) notesLinks(ctx context.Context, a notePathArgs) (any, *Error) {
+	return s.notesLinkList(ctx, a, (*notes.Index).Links)
+}
+
+func (s *Services) notesLinkList(ctx context.Context, a notePathArgs, list func(*notes.Index, context.Context, string) ([]notes.Link, error)) (any, *Error) {
+	n, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	if a.Path == "" {
+		return nil, badRequest("path is required")
+	}
+	ls, err := list(n.ix, ctx, a.Path)
+	if err != nil {
+		return nil, errorFrom("links of "+a.Path, err)
+	}
+	if ls == nil {
+		ls = []notes.Link{}
+	}
+	return ls, nil
+}
+
+func (s *Services) notesOutline(ctx context.Context, a notePathArgs) (any, *Error) {
+	n, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	hs, err := n.ix.Outline(ctx, a.Path)
+	if err != nil {
+		return nil, errorFrom("outline of "+a.Path, err)
+	}
+	if hs == nil {
+		hs = []notes.Heading{}
+	}
+	return hs, nil
+}
+
+type notesResolveArgs struct {
+	From   string `json:"from"`
+	Target string `json:"target"`
+	Wiki   bool   `json:"wiki"`
+}
+
+// notesResolve finds the note a link in the note From points at: {path}
+// with "" when none does (the UI then offers to create it).
+func (s *Services) notesResolve(ctx context.Context, a notesResolveArgs) (any, *Error) {
+	n, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	p, err := n.ix.Resolve(ctx, a.From, notes.Link{Target: a.Target, Wiki: a.Wiki})
+	if err != nil {
+		return nil, errorFrom("resolve "+a.Target, err)
+	}
+	return map[string]string{"path": p}, nil
+}
