@@ -22,4 +22,10 @@
 //   - malformed lines, unknown methods and unknown update kinds are reported
 //     raw to the session (so the transcript keeps them) and never misread.
 //   - every write has a deadline; an agent that stops reading is killed.
+//   - stderr is always drained: its tail is kept in memory and it is logged
+//     to a rotated, size-capped file set (ProcSpec.LogFile) by a writer of
+//     its own that drops the oldest unwritten bytes rather than wait.
+//   - fs/* requests go to the session's FileSystem (confinement is its
+//     owner's: mnote's is the workspace package); a session without one
+//     refuses them all. There is no fallback confinement here.
 package acp

@@ -3,7 +3,6 @@ package acp
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -19,8 +18,16 @@ type ProcSpec struct {
 	Args []string // arguments, without argv[0]
 	Env  []string // full environment; nil means the current one
 	Dir  string   // working directory
-	// LogFile, when set, receives the agent's stderr (appended, mode 0600).
+	// LogFile, when set, receives the agent's stderr (appended, mode
+	// 0600), rotated: when it reaches LogMaxBytes it becomes LogFile.1,
+	// the older ones shift up to LogFile.(LogFiles-1) and the oldest is
+	// dropped. Writing it never slows the agent (see logPendingMax).
 	LogFile string
+	// LogMaxBytes caps each log file; default DefaultLogMaxBytes (4 MiB).
+	LogMaxBytes int64
+	// LogFiles is how many files are kept, LogFile included; default
+	// DefaultLogFiles (3).
+	LogFiles int
 	// StderrTail is the number of bytes of stderr kept for error messages.
 	StderrTail int
 }
@@ -33,9 +40,12 @@ type Process struct {
 	stdout *os.File
 	stderr *ring
 
-	done     chan struct{}
-	exitErr  error
-	exitCode int
+	done chan struct{}
+	// stderrDone is closed when stderr has reached EOF and the log file
+	// is written and closed.
+	stderrDone chan struct{}
+	exitErr    error
+	exitCode   int
 
 	stdinOnce sync.Once
 	log       *slog.Logger
@@ -104,19 +114,19 @@ func StartProcess(spec ProcSpec, log *slog.Logger) (*Process, error) {
 		done:   make(chan struct{}),
 		log:    log.With("pid", cmd.Process.Pid),
 	}
-	var logFile io.WriteCloser
+	p.stderrDone = make(chan struct{})
+	var logFile *stderrLog
 	if spec.LogFile != "" {
-		f, err := os.OpenFile(spec.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		l, err := openStderrLog(spec.LogFile, spec.LogMaxBytes, spec.LogFiles, p.log)
 		if err != nil {
 			p.log.Warn("agent stderr log not written", "file", spec.LogFile, "err", err)
 		} else {
-			fmt.Fprintf(f, "--- %s pid %d: %s %s\n", time.Now().Format(time.RFC3339), cmd.Process.Pid, spec.Path, strings.Join(spec.Args, " "))
-			logFile = f
+			fmt.Fprintf(l, "--- %s pid %d: %s %s\n", time.Now().Format(time.RFC3339), cmd.Process.Pid, spec.Path, strings.Join(spec.Args, " "))
+			logFile = l
 		}
 	}
-	stderrDone := make(chan struct{})
 	go func() {
-		defer close(stderrDone)
+		defer close(p.stderrDone)
 		p.copyStderr(errR, logFile)
 	}()
 	go func() {
@@ -124,7 +134,7 @@ func StartProcess(spec ProcSpec, log *slog.Logger) (*Process, error) {
 		// Give the stderr reader a moment to take the last lines (a
 		// grandchild may keep the pipe open, so do not wait for EOF).
 		select {
-		case <-stderrDone:
+		case <-p.stderrDone:
 		case <-time.After(200 * time.Millisecond):
 		}
 		p.exitErr, p.exitCode = err, cmd.ProcessState.ExitCode()
@@ -136,10 +146,12 @@ func StartProcess(spec ProcSpec, log *slog.Logger) (*Process, error) {
 	return p, nil
 }
 
-func (p *Process) copyStderr(r *os.File, logFile io.WriteCloser) {
+// copyStderr drains the agent's stderr into the in-memory tail and the
+// log (which only queues), so the agent never waits on mnote's disk.
+func (p *Process) copyStderr(r *os.File, logFile *stderrLog) {
 	defer r.Close()
 	if logFile != nil {
-		defer logFile.Close()
+		defer logFile.close()
 	}
 	buf := make([]byte, 32<<10)
 	for {
@@ -147,10 +159,7 @@ func (p *Process) copyStderr(r *os.File, logFile io.WriteCloser) {
 		if n > 0 {
 			p.stderr.Write(buf[:n])
 			if logFile != nil {
-				if _, werr := logFile.Write(buf[:n]); werr != nil {
-					logFile.Close()
-					logFile = nil
-				}
+				logFile.Write(buf[:n])
 			}
 		}
 		if err != nil {

@@ -17,6 +17,11 @@ const (
 	defaultMaxAgents        = 6
 	defaultSessionsPerAgent = 8
 	defaultAgentIdle        = 5 * time.Minute
+	// shutdownWait bounds how long close waits for the processes being
+	// stopped. A graceful stop takes at most two grace periods (2 s
+	// each) and a SIGKILL; this only guards against a process stuck in
+	// the kernel.
+	shutdownWait = 10 * time.Second
 )
 
 // agentPool shares agent processes between sessions: one process of a
@@ -27,11 +32,24 @@ const (
 // A process that one session's cancel grace kills (the agent ignored
 // session/cancel) ends the turns of the sessions sharing it; they show the
 // crash banner and restart on the next prompt, like after any crash.
+//
+// Every process the pool started is tracked until it has exited: those
+// being started, pooled, and being stopped (idle, evicted, dropped);
+// close returns only when all of them are gone, so no agent outlives
+// mnote.
 type agentPool struct {
 	s        *Services
 	max      int
 	perAgent int
 	idle     time.Duration
+
+	// ctx ends with close; starts in progress are cancelled with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// tracked counts starts in progress and stops not finished. Add only
+	// with mu held and closed false (or from close itself, before Wait),
+	// so no Add races close's Wait.
+	tracked sync.WaitGroup
 
 	mu      sync.Mutex
 	procs   []*pooledAgent
@@ -49,6 +67,7 @@ type pooledAgent struct {
 
 func newAgentPool(s *Services, cfg Config) *agentPool {
 	p := &agentPool{s: s, max: cfg.MaxAgents, perAgent: cfg.SessionsPerAgent, idle: cfg.AgentIdle}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if p.max <= 0 {
 		p.max = defaultMaxAgents
 	}
@@ -75,7 +94,6 @@ func poolKey(rt runtimes.Runtime, res runtimes.Resolved, dir string) string {
 // one release.
 func (p *agentPool) acquire(ctx context.Context, rt runtimes.Runtime, res runtimes.Resolved, dir string) (*acp.Agent, error) {
 	key := poolKey(rt, res, dir)
-	var victims []*acp.Agent
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -98,27 +116,36 @@ func (p *agentPool) acquire(ctx context.Context, rt runtimes.Runtime, res runtim
 			return nil, &Error{Code: CodeBusy, Message: fmt.Sprintf(
 				"%d agent processes are running, the most mnote starts at once: close or stop a session, then try again", n)}
 		}
-		victims = append(victims, p.procs[i].a)
+		victim := p.procs[i].a
 		p.procs[i].stopTimer()
 		p.procs = slices.Delete(p.procs, i, i+1)
+		p.s.log.Debug("stopping an idle agent to make room", "pid", victim.Pid())
+		p.stopLocked(victim)
 	}
 	p.pending++
+	p.tracked.Add(1)
 	p.mu.Unlock()
-	for _, a := range victims {
-		p.s.log.Debug("stopping an idle agent to make room", "pid", a.Pid())
-		go a.Stop()
-	}
+	defer p.tracked.Done()
 
+	// close cancels a start in progress: acp.Start then kills the
+	// process before it returns.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(p.ctx, cancel)()
 	a, err := p.s.startAgent(ctx, rt, res, dir, p.s.initTimeout(rt))
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.pending--
-	if err != nil {
-		return nil, err
-	}
-	if p.closed {
-		go a.Stop()
+	if err == nil && p.closed {
+		p.mu.Unlock()
+		a.Stop() // still tracked: close waits for this start
 		return nil, errShutdown
+	}
+	defer p.mu.Unlock()
+	if err != nil {
+		if p.closed {
+			return nil, errShutdown
+		}
+		return nil, err
 	}
 	pa := &pooledAgent{key: key, a: a}
 	pa.use()
@@ -137,7 +164,10 @@ func (p *agentPool) release(a *acp.Agent) {
 	i := slices.IndexFunc(p.procs, func(pa *pooledAgent) bool { return pa.a == a })
 	if i < 0 {
 		// Not pooled (already dropped or stopped): make sure it is gone.
-		go a.Stop()
+		// After close every process is already being stopped.
+		if !p.closed {
+			p.stopLocked(a)
+		}
 		return
 	}
 	pa := p.procs[i]
@@ -145,9 +175,9 @@ func (p *agentPool) release(a *acp.Agent) {
 	if pa.users > 0 {
 		return
 	}
-	if p.closed || exited(a) {
+	if exited(a) { // (a pooled process means close has not run)
 		p.procs = slices.Delete(p.procs, i, i+1)
-		go a.Stop()
+		p.stopLocked(a)
 		return
 	}
 	pa.idleSince = time.Now()
@@ -165,9 +195,15 @@ func (p *agentPool) reapIdle(pa *pooledAgent, since time.Time) {
 		return
 	}
 	p.procs = slices.Delete(p.procs, i, i+1)
-	p.mu.Unlock()
 	p.s.log.Debug("stopping an idle agent", "pid", pa.a.Pid(), "idle", p.idle)
-	pa.a.Stop()
+	p.stopLocked(pa.a)
+	p.mu.Unlock()
+}
+
+// stopLocked stops a in the background, tracked so that close waits for
+// it. p.mu is held and the pool not closed.
+func (p *agentPool) stopLocked(a *acp.Agent) {
+	p.tracked.Go(a.Stop)
 }
 
 // prune forgets processes that exited (their sessions see it themselves).
@@ -221,19 +257,32 @@ func (s *Services) agentsRunning(_ context.Context, _ struct{}) (any, *Error) {
 	return s.pool.running(), nil
 }
 
-// close stops every pooled process and refuses new ones.
+// close refuses new processes, cancels starts in progress, stops every
+// pooled process and returns once every process the pool started has
+// exited (or after shutdownWait, with a warning).
 func (p *agentPool) close() {
 	p.mu.Lock()
 	p.closed = true
 	procs := p.procs
 	p.procs = nil
-	p.mu.Unlock()
-	var wg sync.WaitGroup
 	for _, pa := range procs {
 		pa.stopTimer()
-		wg.Go(pa.a.Stop)
+		p.tracked.Go(pa.a.Stop) // before Wait below, on this goroutine
 	}
-	wg.Wait()
+	p.mu.Unlock()
+	p.cancel()
+	done := make(chan struct{})
+	go func() {
+		p.tracked.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(shutdownWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		p.s.log.Warn("agent processes still stopping at shutdown", "waited", shutdownWait)
+	}
 }
 
 func (pa *pooledAgent) use() {

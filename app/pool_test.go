@@ -2,6 +2,11 @@ package app_test
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,4 +173,103 @@ func TestSessionsChangedPayload(t *testing.T) {
 	waitChanged(from, func(p app.SessionsChanged) bool {
 		return len(p.Changed) == 0 && len(p.Removed) == 1 && p.Removed[0] == sum.ID
 	})
+}
+
+// gone reports that no process has the pid any more (it exited and was
+// reaped).
+func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
+
+// stubborn is a test agent that takes the whole graceful stop to go: it
+// keeps running when its stdin closes and ignores SIGTERM, so only the
+// final SIGKILL (after two grace periods) ends it.
+const stubborn = `{"ignoreSigterm":true,"exitOnStdinClose":false}`
+
+// Shutdown returns only once every agent process the pool started has
+// exited: one being stopped after its idle time, one stopped to make room
+// for another agent, the pooled ones, and one still starting.
+func TestShutdownWaitsForAgentProcesses(t *testing.T) {
+	t.Parallel()
+	t.Run("reaped", func(t *testing.T) {
+		t.Parallel()
+		h := newHarnessWith(t, func(c *app.Config) { c.AgentIdle = 50 * time.Millisecond })
+		h.saveAgent("stubborn", acptest.Scenario(stubborn)...)
+		a := h.create("stubborn")
+		pid := h.running()[0].Pid
+		h.mustCall("sessions.close", map[string]any{"id": a.ID}, nil)
+		if err := eventually(testWait, func() bool { return len(h.running()) == 0 }); err != nil {
+			t.Fatalf("the idle agent was not reaped: %+v", h.running())
+		}
+		if !alive(pid) {
+			t.Fatal("the stubborn agent stopped at once; the test needs it to be stopping during Shutdown")
+		}
+		h.svc.Shutdown()
+		if !gone(pid) {
+			t.Errorf("Shutdown returned while the reaped agent (pid %d) still runs", pid)
+		}
+	})
+	t.Run("evicted", func(t *testing.T) {
+		t.Parallel()
+		h := newHarnessWith(t, func(c *app.Config) { c.MaxAgents, c.SessionsPerAgent, c.AgentIdle = 1, 1, time.Hour })
+		h.saveAgent("stubborn", acptest.Scenario(stubborn)...)
+		a := h.create("stubborn")
+		victim := h.running()[0].Pid
+		h.mustCall("sessions.close", map[string]any{"id": a.ID}, nil)
+		h.create("test") // stops the idle stubborn process to make room
+		rs := h.running()
+		if len(rs) != 1 || rs[0].Pid == victim {
+			t.Fatalf("the idle process %d should have made room: %+v", victim, rs)
+		}
+		other := rs[0].Pid
+		if !alive(victim) {
+			t.Fatal("the stubborn agent stopped at once; the test needs it to be stopping during Shutdown")
+		}
+		h.svc.Shutdown()
+		for _, pid := range []int{victim, other} {
+			if !gone(pid) {
+				t.Errorf("Shutdown returned while agent pid %d still runs", pid)
+			}
+		}
+	})
+	t.Run("starting", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		marker := t.TempDir() // a unique argument, to find the process
+		h.saveAgent("slow", append(acptest.Scenario(`{"initializeDelayMs":60000}`), "--state", marker)...)
+		created := make(chan error, 1)
+		go func() {
+			_, err := h.svc.Bridge().Call("sessions.create", `{"agent":"slow"}`)
+			created <- err
+		}()
+		var pid int
+		if err := eventually(testWait, func() bool { pid = pidWithArg(t, marker); return pid != 0 }); err != nil {
+			t.Fatal("the slow agent did not start")
+		}
+		h.svc.Shutdown()
+		if !gone(pid) {
+			t.Errorf("Shutdown returned while the agent being started (pid %d) still runs", pid)
+		}
+		if err := <-created; err == nil {
+			t.Error("sessions.create succeeded during Shutdown")
+		}
+	})
+}
+
+// pidWithArg finds a process whose command line holds arg (0 if none).
+func pidWithArg(t *testing.T, arg string) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			return pid
+		}
+	}
+	return 0
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"mnote/internal/atomicfile"
 )
 
 // configKey is the top-level key of config.json that holds the agents, the
@@ -33,6 +35,10 @@ type AgentServer struct {
 	// InitTimeoutSecs is an mnote extension ("init_timeout_secs"): how
 	// long initialize and session/new may take; 0 = not set.
 	InitTimeoutSecs int
+	// InheritEnv is an mnote extension ("inherit_env"): the agent gets
+	// mnote's whole environment, not only the allow-list (PassesEnv);
+	// false = not set.
+	InheritEnv bool
 
 	extra map[string]json.RawMessage
 }
@@ -56,9 +62,10 @@ type entryFields struct {
 	Env             map[string]string `json:"env"`
 	Cwd             string            `json:"cwd"`
 	InitTimeoutSecs int               `json:"init_timeout_secs"`
+	InheritEnv      bool              `json:"inherit_env"`
 }
 
-var entryKeys = []string{"command", "args", "env", "cwd", "init_timeout_secs"}
+var entryKeys = []string{"command", "args", "env", "cwd", "init_timeout_secs", "inherit_env"}
 
 // LoadConfig reads config.json at path, and the agents' secrets kept
 // beside it (SecretsPath), which Runtimes hands to each runtime. A missing
@@ -131,7 +138,7 @@ func (c *Config) decode(data []byte) error {
 		if f.InitTimeoutSecs < 0 {
 			return fmt.Errorf("%s[%q]: init_timeout_secs is %d; give a number of seconds above 0, or leave it out", configKey, name, f.InitTimeoutSecs)
 		}
-		as := AgentServer{Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InitTimeoutSecs: f.InitTimeoutSecs}
+		as := AgentServer{Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InitTimeoutSecs: f.InitTimeoutSecs, InheritEnv: f.InheritEnv}
 		for k, v := range rawEntries.AgentServers[name] {
 			// encoding/json matched the known keys ignoring case; keep
 			// only the others.
@@ -165,7 +172,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the set fields in a stable, readable order (command,
-// args, env, cwd), then the other keys in sorted order.
+// args, env, cwd, init_timeout_secs, inherit_env), then the other keys in sorted order.
 func (a AgentServer) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
@@ -200,6 +207,9 @@ func (a AgentServer) MarshalJSON() ([]byte, error) {
 	}
 	if a.InitTimeoutSecs > 0 {
 		err = errors.Join(err, add("init_timeout_secs", a.InitTimeoutSecs))
+	}
+	if a.InheritEnv {
+		err = errors.Join(err, add("inherit_env", true))
 	}
 	for _, k := range slices.Sorted(maps.Keys(a.extra)) {
 		if slices.Contains(entryKeys, k) {
@@ -247,40 +257,7 @@ func writePrivate(path string, data []byte) error {
 		return fmt.Errorf("folder %s: %w", dir, err)
 	}
 
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmpName := tmp.Name()
-	done := false
-	defer func() {
-		if !done {
-			_ = tmp.Close()
-			_ = os.Remove(tmpName)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		return err
-	}
-	done = true
-	if d, err := os.Open(dir); err == nil {
-		// Persist the rename; not every platform can fsync a directory.
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o600)
 }
 
 // Validate reports every entry that cannot become a runtime: an empty name,
@@ -369,6 +346,9 @@ func (a AgentServer) overlay(base Runtime) Runtime {
 	}
 	if a.InitTimeoutSecs > 0 {
 		rt.InitTimeoutSecs = a.InitTimeoutSecs
+	}
+	if a.InheritEnv {
+		rt.InheritEnv = true
 	}
 	return rt
 }

@@ -326,8 +326,14 @@ func TestEnvDenylist(t *testing.T) {
 			t.Errorf("child env has %q", kv)
 		}
 	}
+	// Outside the allow-list: not inherited (see TestAgentEnvAllowList).
+	for _, k := range []string{"FOO", "MNOTE_THEME"} {
+		if countKey(r.Env, k) != 0 {
+			t.Errorf("child env has %s: %q", k, r.Env)
+		}
+	}
 	for k, want := range map[string]string{
-		"FOO": "bar", "MNOTE_THEME": "dark", "HOME": e.home, "PATH": e.curBin,
+		"HOME": e.home, "PATH": e.curBin,
 		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "from-runtime",
 	} {
 		if got := envValue(r.Env, k); got != want {

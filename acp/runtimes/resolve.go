@@ -18,11 +18,12 @@ type Resolved struct {
 	Runtime Runtime  `json:"runtime"`
 	Path    string   `json:"path"` // absolute path of the executable
 	Args    []string `json:"args"` // the args of whichever command or alternate matched
-	// Env is the child's full environment: mnote's environment with PATH
-	// replaced by the detected PATH, plus Runtime.Env, plus the values kept
-	// for the runtime with SetSecret, never with mnote's own secrets (see
-	// IsDeniedEnv). It holds API keys, so it is not serialized, and must
-	// never be logged.
+	// Env is the child's full environment: the allow-listed part of
+	// mnote's environment (all of it with Runtime.InheritEnv; see
+	// PassesEnv) with PATH replaced by the detected PATH, plus
+	// Runtime.Env, plus the values kept for the runtime with SetSecret,
+	// never with mnote's own secrets (see IsDeniedEnv). It holds API keys,
+	// so it is not serialized, and must never be logged.
 	Env []string `json:"-"`
 }
 
@@ -71,7 +72,7 @@ func (d *Detector) Resolve(rt Runtime) (Resolved, error) {
 		if len(args) == 0 {
 			args = nil
 		}
-		return Resolved{Runtime: rt.clone(), Path: path, Args: args, Env: d.childEnv(rt.Env, rt.secretEnv)}, nil
+		return Resolved{Runtime: rt.clone(), Path: path, Args: args, Env: d.childEnv(rt.InheritEnv, rt.Env, rt.secretEnv)}, nil
 	}
 	title := rt.Title
 	if title == "" {
@@ -133,7 +134,8 @@ func (d *Detector) find(command, cwd string) (string, error) {
 	return "", nil
 }
 
-// childBaseEnv is mnote's environment without its secrets.
+// childBaseEnv is mnote's environment without its secrets, for the
+// helpers detection runs (the login shell, npm); agents get less (childEnv).
 func (d *Detector) childBaseEnv() []string {
 	return slices.DeleteFunc(slices.Clone(d.opts.Env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
@@ -141,12 +143,16 @@ func (d *Detector) childBaseEnv() []string {
 	})
 }
 
-// childEnv is the environment for an agent: the base environment with the
-// detected PATH, then each map of variables in order (later ones win, PATH
-// included), mnote's own secrets always left out. Only names are ever
-// logged.
-func (d *Detector) childEnv(extras ...map[string]string) []string {
-	env := setEnv(d.childBaseEnv(), "PATH", d.PATH())
+// childEnv is the environment for an agent: what it inherits of mnote's
+// environment (PassesEnv) with the detected PATH, then each map of
+// variables in order (later ones win, PATH included), mnote's own secrets
+// always left out. Only names are ever logged.
+func (d *Detector) childEnv(inherit bool, extras ...map[string]string) []string {
+	base := slices.DeleteFunc(slices.Clone(d.opts.Env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return !PassesEnv(k, inherit)
+	})
+	env := setEnv(base, "PATH", d.PATH())
 	for _, extra := range extras {
 		for _, k := range slices.Sorted(maps.Keys(extra)) {
 			if !validEnvName(k) {

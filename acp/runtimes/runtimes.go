@@ -17,7 +17,9 @@
 //   - detection (Detector): the user's login-shell PATH plus the usual Node and
 //     user bin folders, so that a GUI app started from a desktop launcher finds
 //     the same agents as a terminal, and the resolved executable, arguments and
-//     child environment (without mnote's own secrets) for a runtime.
+//     child environment for a runtime: an allow-list of mnote's environment
+//     (PassesEnv; all of it with "inherit_env"), never mnote's own
+//     variables, plus what was configured for the agent.
 //
 // The package starts no agents itself; spawning belongs to the caller.
 package runtimes
@@ -52,6 +54,9 @@ type Runtime struct {
 	// (some take tens of seconds on their first start); 0 means the
 	// client's default.
 	InitTimeoutSecs int `json:"initTimeoutSecs,omitempty"`
+	// InheritEnv gives the agent mnote's whole environment instead of the
+	// allow-list (PassesEnv); mnote's own variables never pass.
+	InheritEnv bool `json:"inheritEnv,omitempty"`
 	// Alternates are other command+args to try, in order, when Command is not
 	// found, e.g. claude-agent-acp for Claude Code. An alternate whose command
 	// is the same executable as Command (Gemini's --experimental-acp) is never
