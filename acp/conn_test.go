@@ -14,6 +14,7 @@ import (
 
 	"mnote/acp"
 	"mnote/acp/acptest"
+	"mnote/internal/testenv"
 	"mnote/thread"
 )
 
@@ -96,40 +97,80 @@ func TestRequestsFollowUpdatesInWireOrder(t *testing.T) {
 	}
 }
 
-// 4. A slow consumer slows the agent down: it never gets far ahead, and
-// nothing is dropped.
+// 4. A consumer that stops stops the agent: it never gets far ahead, and
+// nothing is dropped. The consumer blocks (on a channel) after a few
+// updates; the agent must then be stuck writing: its stdout pipe full (the
+// client stopped reading) and its progress standing still, while the
+// consumer has seen nothing more. Without backpressure it would be done.
 func TestBackpressure(t *testing.T) {
 	a := startAgent(t, "", acp.Options{})
 	h := newRecorder()
 	progress := filepath.Join(t.TempDir(), "progress")
-	const n = 30000
-	var maxLead atomic.Int64
-	h.delay = 100 * time.Microsecond
+	const n, pause = 30000, 1000
+	gate := make(chan struct{})
 	h.onN = func(got int) {
-		if got%500 != 0 {
-			return
-		}
-		b, err := os.ReadFile(progress)
-		if err != nil {
-			return
-		}
-		written, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-		if lead := int64(written - got); lead > maxLead.Load() {
-			maxLead.Store(lead)
+		if got == pause {
+			<-gate
 		}
 	}
 	s, _ := newSession(t, a, h, nil)
-	prompt(t, s, acptest.Steps(fmt.Sprintf(`{"flood":%d,"progressFile":%q}`, n, progress)))
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Prompt(t.Context(), textPrompt(acptest.Steps(fmt.Sprintf(`{"flood":%d,"progressFile":%q}`, n, progress))))
+		done <- err
+	}()
+	defer func() {
+		select {
+		case <-gate:
+		default:
+			close(gate)
+		}
+	}()
+	written := func() int {
+		b, _ := os.ReadFile(progress)
+		w, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		return w
+	}
+	// stuck: the pipe is full and the agent's progress has not moved
+	// for several polls (a reader that only lags drains it meanwhile).
+	stuckFor, last := 0, -1
+	for stuckFor < 20 && written() < n {
+		queued, capacity, err := pipeFill(a.Pid(), 1)
+		if err != nil {
+			testenv.SkipOrFail(t, "cannot see the agent's stdout pipe: "+err.Error())
+		}
+		if w := written(); queued >= capacity-4096 && w == last {
+			stuckFor++
+		} else {
+			stuckFor, last = 0, w
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the turn ended while the consumer was blocked: %v", err)
+		case <-t.Context().Done():
+			t.Fatal(t.Context().Err())
+		case <-time.After(5 * time.Millisecond): // poll
+		}
+	}
+	// The agent writes the progress file after each batch it wrote.
+	lead := written() - pause
+	if got := h.count(); got != pause {
+		t.Fatalf("the consumer was handed %d updates while it was blocked at %d", got, pause)
+	}
+	// The pipe (64 KiB) plus the reader's buffer hold a few thousand of
+	// these lines; without backpressure the agent would be done (29,000
+	// ahead) while the consumer waits.
+	if lead > 12000 {
+		t.Fatalf("the agent ran %d updates ahead of a blocked consumer", lead)
+	}
+	close(gate)
+	if err := <-done; err != nil {
+		t.Fatalf("prompt: %v", err)
+	}
 	if got := h.count(); got != n {
 		t.Fatalf("got %d of %d updates", got, n)
 	}
-	// The pipe (64 KiB) plus the reader's buffer (256 KiB) hold about
-	// 6,000 of these lines; without backpressure the agent would be done
-	// (30,000 ahead) long before the consumer.
-	if lead := maxLead.Load(); lead > 12000 {
-		t.Fatalf("the agent ran %d updates ahead of a slow consumer", lead)
-	}
-	t.Logf("largest lead of the agent over the consumer: %d updates", maxLead.Load())
+	t.Logf("the agent stopped %d updates ahead of the blocked consumer", lead)
 }
 
 // 5. Malformed lines, unknown update kinds and unknown methods are kept raw,

@@ -22,7 +22,7 @@
 //
 // # Durability policy
 //
-// Append copies the record into a 1 MiB in-memory buffer. The buffer is
+// Append copies the record into a 64 KiB in-memory buffer. The buffer is
 // written to the file (write(2), into the OS page cache) when it fills, on
 // Flush, Sync and Close, and otherwise by a timer armed on the first
 // unflushed append, so no record stays only in memory for longer than
@@ -49,7 +49,11 @@
 // transcripts: Index.Rebuild rereads all of them, Index.Reconcile (run at
 // start) reindexes the transcripts whose size changed and drops the rows of
 // the transcripts that are gone, and a corrupt database file is moved aside
-// and recreated empty by OpenIndex (Reconcile then refills it). Transcript
+// and recreated empty by OpenIndex (Reconcile then refills it). A session
+// whose last turn never ended while no Writer holds its transcript (mnote
+// was killed mid-turn) is indexed "interrupted" by Reconcile and Rebuild,
+// not "running" forever; one whose Writer lives, in any process, stays
+// "running". Transcript
 // records become index rows through one piece of code, the Indexer, used
 // both live and for rebuilds. In a rebuild it replays the records into a
 // thread.Thread of its own; live, it follows the session's own thread (the

@@ -32,6 +32,25 @@ func tryLock(f *os.File) (bool, error) {
 	return lerr == nil, lerr
 }
 
+// writerGone reports whether no Writer, in any process, holds the
+// transcript at path: its lock is free. Finding out takes the lock for an
+// instant, so a Writer opening the file at that very moment would get
+// ErrSessionBusy; it is only asked about sessions whose last turn never
+// ended.
+func writerGone(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	held, err := tryLock(f)
+	if err != nil || !held {
+		return false
+	}
+	_ = unlock(f) // closing releases it too
+	return true
+}
+
 // unlock releases the flock (closing the file would too).
 func unlock(f *os.File) error {
 	rc, err := f.SyscallConn()

@@ -72,8 +72,10 @@ func (ix *Index) clearDerived(tx *sql.Tx) error {
 
 // Reconcile brings the index in line with the transcripts in dir, at
 // start: a transcript with no row, or whose size differs from what its row
-// covers, is reindexed; rows whose transcript is gone are removed. It
-// returns how many sessions it reindexed or removed.
+// covers, is reindexed; rows whose transcript is gone are removed; a
+// session indexed "running" whose transcript no Writer holds (mnote was
+// killed mid-turn) is reindexed, and so marked "interrupted". It returns
+// how many sessions it reindexed or removed.
 func (ix *Index) Reconcile(ctx context.Context, dir string) (int, error) {
 	files, err := listTranscripts(dir)
 	if err != nil {
@@ -82,16 +84,17 @@ func (ix *Index) Reconcile(ctx context.Context, dir string) (int, error) {
 	type rowInfo struct {
 		path        string
 		size, bytes int64
+		status      string
 	}
 	rows := make(map[string]rowInfo)
-	q, err := ix.r.QueryContext(ctx, `SELECT id, transcript_path, transcript_bytes, indexed_bytes FROM sessions`)
+	q, err := ix.r.QueryContext(ctx, `SELECT id, transcript_path, transcript_bytes, indexed_bytes, status FROM sessions`)
 	if err != nil {
 		return 0, fmt.Errorf("store: index %s: %w", ix.path, err)
 	}
 	for q.Next() {
 		var id string
 		var ri rowInfo
-		if err := q.Scan(&id, &ri.path, &ri.size, &ri.bytes); err != nil {
+		if err := q.Scan(&id, &ri.path, &ri.size, &ri.bytes, &ri.status); err != nil {
 			q.Close()
 			return 0, fmt.Errorf("store: index %s: %w", ix.path, err)
 		}
@@ -124,6 +127,8 @@ func (ix *Index) Reconcile(ctx context.Context, dir string) (int, error) {
 			moved[id] = path
 		case ri.path != "" && ri.path != path, fi.Size() != ri.bytes && fi.Size() != ri.size:
 			stale = append(stale, path)
+		case ri.status == StatusRunning && writerGone(path):
+			stale = append(stale, path) // its writer died mid-turn
 		}
 	}
 	if len(moved) > 0 {
@@ -286,8 +291,13 @@ func (ix *Index) readFile(path string, keep threadUse, indexed bool) (*Indexer, 
 	}
 	x.red.end = st.Bytes
 	x.red.closeMessageAtEOF()
-	if inTrash(path) {
+	switch {
+	case inTrash(path):
 		x.status = StatusDeleted
+	case keep == threadNone && x.red.turnOpen && writerGone(path):
+		// Rows only (a rebuild, a reconcile): a turn left open by no
+		// writer at all will never end.
+		x.status = StatusInterrupted
 	}
 	if keep == threadNone {
 		x.red.th = nil // the rows are all that is left to write

@@ -26,7 +26,9 @@ type SessionInfo struct {
 	Turns          int
 	LastStopReason string
 	// Status is "running" while a turn is open, else the last binding's
-	// runtime status (ready, exited, failed, needs_auth), else "new".
+	// runtime status (ready, exited, failed, needs_auth), else "new". The
+	// index says "interrupted" for a turn left open by a Writer that is
+	// gone (mnote killed mid-turn; see Index.Reconcile).
 	Status    string
 	Updates   int // session/update notifications
 	Messages  int // user and assistant messages
@@ -68,7 +70,10 @@ type Turn struct {
 const (
 	StatusNew     = "new"
 	StatusRunning = "running"
-	StatusDeleted = "deleted" // indexed from the trash
+	// StatusInterrupted: a turn was open when its writer went away (mnote
+	// was killed or crashed mid-turn); nothing will end it.
+	StatusInterrupted = "interrupted"
+	StatusDeleted     = "deleted" // indexed from the trash
 )
 
 // ftsRow is one message for messages_fts.

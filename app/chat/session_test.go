@@ -1,8 +1,10 @@
 package chat_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -80,5 +82,95 @@ func TestWriteFailureStopsTheTurn(t *testing.T) {
 	s.Thread(func(th *thread.Thread) { n = th.Len() })
 	if n == 0 {
 		t.Fatal("thread empty")
+	}
+}
+
+// syncLog is a real transcript that logs what the session asks of it:
+// "+kind" for each record, "sync" and "flush".
+type syncLog struct {
+	*store.Writer
+	mu  sync.Mutex
+	log []string
+}
+
+func (l *syncLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.log = append(l.log, s)
+}
+
+func (l *syncLog) AppendRecord(dir, kind string, data []byte) (store.Record, error) {
+	l.add("+" + kind)
+	return l.Writer.AppendRecord(dir, kind, data)
+}
+
+func (l *syncLog) Sync() error  { l.add("sync"); return l.Writer.Sync() }
+func (l *syncLog) Flush() error { l.add("flush"); return l.Writer.Flush() }
+
+// after reports whether record kind is followed by a sync before any
+// other record, every time it appears (and it does appear).
+func (l *syncLog) syncedAfter(kind string) (bool, []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := false
+	for i, s := range l.log {
+		if s != "+"+kind {
+			continue
+		}
+		seen = true
+		synced := false
+		for _, next := range l.log[i+1:] {
+			if next == "sync" {
+				synced = true
+				break
+			}
+			if strings.HasPrefix(next, "+") {
+				break
+			}
+		}
+		if !synced {
+			return false, append([]string(nil), l.log...)
+		}
+	}
+	return seen, append([]string(nil), l.log...)
+}
+
+type allowAll struct{}
+
+func (allowAll) RequestPermission(context.Context, *acp.PermissionRequest) (acp.PermissionDecision, error) {
+	return acp.PermissionDecision{OptionID: "allow"}, nil
+}
+
+// The durability promise (store's package doc): the transcript is synced
+// at every turn end and right after a permission decision is recorded,
+// before the turn's result or the decision goes anywhere.
+func TestTurnEndAndPermissionSync(t *testing.T) {
+	w, err := store.CreateTranscript(filepath.Join(t.TempDir(), "s1.jsonl"), store.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &syncLog{Writer: w}
+	s := chat.New(chat.Config{ID: "s1", Workspace: t.TempDir(), Recorder: rec, Observer: &events{}, Broker: allowAll{}})
+	defer s.Close()
+	a, err := acp.Start(t.Context(), acp.ProcSpec{Path: acptest.TestAgent(t)}, acp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	if _, err := s.Bind(t.Context(), a, chat.BindOptions{Runtime: "test", Cwd: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	for turn := range 2 {
+		res, err := s.Prompt(t.Context(), chat.TextPrompt(acptest.Steps(`{"message":"before"}`, `{"permission":{}}`, `{"message":"after"}`)))
+		if err != nil || res.StopReason != acp.StopEndTurn {
+			t.Fatalf("turn %d: %v %+v", turn+1, err, res)
+		}
+		// Checked before Close, which syncs too.
+		if ok, log := rec.syncedAfter("turn_ended"); !ok {
+			t.Fatalf("turn %d: the turn end was not synced before Prompt returned: %v", turn+1, log)
+		}
+		if ok, log := rec.syncedAfter("permission_decided"); !ok {
+			t.Fatalf("turn %d: the permission decision was not synced: %v", turn+1, log)
+		}
 	}
 }

@@ -44,7 +44,7 @@ func (b *policyBroker) RequestPermission(ctx context.Context, req *acp.Permissio
 		return auto(pick(req, "reject_once", "reject_always")), nil
 	}
 	if b.tty == nil {
-		fmt.Fprintf(b.errOut, "mnote: the agent asked to %q; rejected (no terminal to ask on; use --approve all|reads|none)\n", req.Title)
+		fmt.Fprintf(b.errOut, "mnote: the agent asked to %q; rejected (no terminal to ask on; use --approve all|reads|none)\n", termSafe(req.Title))
 		return pick(req, "reject_once", "reject_always"), nil
 	}
 	return b.ask(ctx, req)
@@ -73,13 +73,13 @@ func (b *policyBroker) ask(ctx context.Context, req *acp.PermissionRequest) (acp
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var q strings.Builder
-	fmt.Fprintf(&q, "\nThe agent asks permission: %s", req.Title)
+	fmt.Fprintf(&q, "\nThe agent asks permission: %s", termSafe(req.Title))
 	if req.Kind != "" {
-		fmt.Fprintf(&q, " [%s]", req.Kind)
+		fmt.Fprintf(&q, " [%s]", termSafe(req.Kind))
 	}
 	q.WriteString("\n")
 	for i, o := range req.Options {
-		fmt.Fprintf(&q, "  %d) %s (%s)\n", i+1, o.Name, o.Kind)
+		fmt.Fprintf(&q, "  %d) %s (%s)\n", i+1, termSafe(o.Name), termSafe(o.Kind))
 	}
 	q.WriteString("Choose a number (Ctrl+C cancels the turn): ")
 	answer := make(chan string, 1)

@@ -49,6 +49,7 @@ With no arguments mnote opens its window. Commands (no display needed):
   sessions   list recorded sessions
   show       print a session's thread
   search     full-text search over sessions
+  notes      search a folder's notes, list backlinks, links and headings
   export     export a session as Markdown or JSONL
   rm         move a session to the trash (restore brings it back)
   restore    bring a session back from the trash
@@ -115,12 +116,12 @@ func (e *env) usageErr(format string, a ...any) int {
 }
 
 func (e *env) fail(code int, err error) int {
-	fmt.Fprintf(e.stderr, "mnote: %v\n", err)
+	fmt.Fprintf(e.stderr, "mnote: %s\n", termSafe(err.Error())) // errors quote agents
 	return code
 }
 
 func (e *env) warn(format string, a ...any) {
-	fmt.Fprintf(e.stderr, "mnote: "+format+"\n", a...)
+	fmt.Fprintf(e.stderr, "mnote: %s\n", termSafe(fmt.Sprintf(format, a...)))
 }
 
 func (e *env) detector() *runtimes.Detector {

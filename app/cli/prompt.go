@@ -16,6 +16,7 @@ import (
 
 	"mnote/acp"
 	"mnote/acp/runtimes"
+	"mnote/app"
 	"mnote/app/chat"
 	"mnote/workspace"
 )
@@ -157,6 +158,15 @@ func (c *promptCmd) run(e *env, text string) int {
 	if err != nil {
 		return fail(exitUsage, err)
 	}
+	// The agent's fs/* requests are confined to the folder as in the app
+	// (paths outside, symlinks leading out, FIFOs, devices, /proc, hard
+	// links and mnote's own folders refused and recorded); a folder that
+	// cannot be confined is refused before anything starts.
+	w, err := app.OpenWorkspace(cwd, e.paths, workspace.Options{Logger: e.log})
+	if err != nil {
+		return fail(exitUsage, fmt.Errorf("%w (give another folder with --cwd)", err))
+	}
+	defer w.Close()
 	resolved, err := e.detector().Resolve(rt)
 	if err != nil {
 		return fail(exitAgent, err)
@@ -198,21 +208,7 @@ func (c *promptCmd) run(e *env, text string) int {
 	if prior != nil {
 		agentSession = prior.agentSessionID
 	}
-	// The agent's fs/* requests are confined to the folder as in the app
-	// (paths outside, symlinks leading out, FIFOs, devices, /proc and hard
-	// links refused and recorded).
-	var agentFS acp.FileSystem
-	if w, err := workspace.Open(cwd, workspace.Options{Logger: e.log}); err == nil {
-		defer w.Close()
-		agentFS = w.AgentFS(workspace.Hooks{
-			OnWrite: func(rel string, before, after []byte, existed bool) {
-				sess.FileWritten(w.Abs(rel), before, after, existed)
-			},
-			OnRefused: sess.FSRefused,
-		})
-	} else {
-		e.log.Debug("folder confinement: plain", "err", err)
-	}
+	agentFS := app.SessionFS(w, sess)
 	binding, err := sess.Bind(ctx, agent, chat.BindOptions{
 		Runtime: rt.Name, Command: runtimes.CommandLine(resolved.Path, resolved.Args),
 		AgentSessionID: agentSession, Cwd: cwd, FS: agentFS,
@@ -273,7 +269,7 @@ func (c *promptCmd) run(e *env, text string) int {
 		return exitCancelled
 	}
 	if !c.jsonOut {
-		fmt.Fprintf(e.stderr, "%s\n", dimIf(isTerminal(e.stderr), fmt.Sprintf("[%s · session %s]", res.StopReason, sess.ID)))
+		fmt.Fprintf(e.stderr, "%s\n", dimIf(isTerminal(e.stderr), fmt.Sprintf("[%s · session %s]", termSafe(res.StopReason), sess.ID)))
 	}
 	return exitOK
 }

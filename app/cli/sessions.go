@@ -85,7 +85,7 @@ func (e *env) runSessions(args []string) int {
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tAGENT\tSTATUS\tTITLE")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, fmtTime(r.UpdatedMs), r.Turns, r.Runtime, statusText(r), r.Title)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, fmtTime(r.UpdatedMs), r.Turns, termSafe(r.Runtime), termSafe(statusText(r)), termSafe(r.Title))
 		}
 		tw.Flush()
 		return exitOK
@@ -93,7 +93,9 @@ func (e *env) runSessions(args []string) int {
 }
 
 func statusText(r store.SessionRow) string {
-	if r.LastStopReason != "" {
+	// A turn running, or left open by a killed mnote, says so rather than
+	// how an earlier turn ended.
+	if r.LastStopReason != "" && r.Status != store.StatusRunning && r.Status != store.StatusInterrupted {
 		return r.LastStopReason
 	}
 	return r.Status
@@ -128,8 +130,13 @@ func (e *env) runShow(args []string) int {
 		if *asJSON {
 			return e.printJSON(map[string]any{"id": p.id, "info": p.info, "thread": snap})
 		}
-		fmt.Fprintf(e.stdout, "# %s\n\nsession %s · %s · %d turns\n\n", orDefault(p.info.Title, "(untitled)"), p.id, p.workspace, p.turns)
-		writeThread(e.stdout, snap, markdownOptions{thoughts: *thoughts, toolIO: false})
+		// The thread is the agent's text: shown through termWriter.
+		w := newTermWriter(e.stdout)
+		fmt.Fprintf(w, "# %s\n\nsession %s · %s · %d turns\n\n", orDefault(p.info.Title, "(untitled)"), p.id, p.workspace, p.turns)
+		writeThread(w, snap, markdownOptions{thoughts: *thoughts, toolIO: false})
+		if err := w.Flush(); err != nil {
+			return e.fail(exitAgent, err)
+		}
 		return exitOK
 	})
 }
@@ -171,11 +178,11 @@ func (e *env) runSearch(args []string) int {
 		}
 		bold := isTerminal(e.stdout)
 		for _, h := range hits {
-			snip := h.Snippet
+			snip := termSafe(h.Snippet)
 			if bold {
 				snip = strings.NewReplacer("«", "\x1b[1m", "»", "\x1b[0m").Replace(snip)
 			}
-			fmt.Fprintf(e.stdout, "%s  %s (turn %d, %s)\n    %s\n", h.SessionID, orDefault(h.Title, "(untitled)"), h.Turn, h.Role, strings.ReplaceAll(snip, "\n", " "))
+			fmt.Fprintf(e.stdout, "%s  %s (turn %d, %s)\n    %s\n", h.SessionID, termSafe(orDefault(h.Title, "(untitled)")), h.Turn, termSafe(h.Role), strings.ReplaceAll(snip, "\n", " "))
 		}
 		return exitOK
 	})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -260,5 +261,82 @@ func TestSessionBusy(t *testing.T) {
 	c.Wait()
 	if r.code == 0 || !strings.Contains(r.stderr, "open in another mnote process") {
 		t.Fatalf("second writer: %d %q", r.code, r.stderr)
+	}
+}
+
+// startMidTurn starts `mnote prompt` on a turn that sleeps and returns
+// once the agent has said "started", with the session id.
+func (h *harness) startMidTurn() (*exec.Cmd, string) {
+	h.t.Helper()
+	c := h.cmd("prompt", "--json", "--agent-cmd", h.agent, acptest.Steps(`{"message":"started"}`, `{"sleepMs":600000}`))
+	out, err := c.StdoutPipe()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() {
+		c.Process.Kill()
+		c.Wait()
+	})
+	sc := bufio.NewScanner(out)
+	id := ""
+	for sc.Scan() {
+		var m map[string]any
+		json.Unmarshal(sc.Bytes(), &m)
+		if m["type"] == "session" {
+			id = m["sessionId"].(string)
+		}
+		if m["type"] == "message_chunk" && m["text"] == "started" {
+			return c, id
+		}
+	}
+	h.t.Fatalf("mnote prompt ended before the turn started: %v", sc.Err())
+	return nil, ""
+}
+
+func (h *harness) statuses() map[string]string {
+	h.t.Helper()
+	r := h.run("sessions", "--json")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		h.t.Fatalf("sessions --json: %v %s %s", err, r.stdout, r.stderr)
+	}
+	st := map[string]string{}
+	for _, row := range rows {
+		st[row["id"].(string)] = row["status"].(string)
+	}
+	return st
+}
+
+// kill -9 of mnote mid-turn: the session is "interrupted" from the next
+// command on, and after mnote reindex, not "running" forever; a session
+// whose mnote is still running stays "running".
+func TestKilledMidTurnIsInterrupted(t *testing.T) {
+	h := newHarness(t)
+	killed, killedID := h.startMidTurn()
+	_, aliveID := h.startMidTurn()
+	// The live index writes every 500 ms.
+	var st map[string]string
+	if !wait(t, 20*time.Second, func() bool {
+		st = h.statuses()
+		return st[killedID] == "running" && st[aliveID] == "running"
+	}) {
+		t.Fatalf("mid-turn: %v", st)
+	}
+	killed.Process.Signal(syscall.SIGKILL)
+	killed.Wait()
+	if st := h.statuses(); st[killedID] != "interrupted" || st[aliveID] != "running" {
+		t.Fatalf("after kill -9 of one mnote: %v", st)
+	}
+	if r := h.run("sessions"); !strings.Contains(r.stdout, "interrupted") {
+		t.Errorf("mnote sessions does not say interrupted:\n%s", r.stdout)
+	}
+	if r := h.run("reindex"); r.code != 0 {
+		t.Fatalf("reindex: %s", r.stderr)
+	}
+	if st := h.statuses(); st[killedID] != "interrupted" || st[aliveID] != "running" {
+		t.Fatalf("after reindex: %v", st)
 	}
 }
