@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -69,6 +71,11 @@ type Services struct {
 	sync    *cloudsync.Syncer
 	syncErr error
 
+	// life is the services' lifetime: the window's calls run under it
+	// (Bridge.Call), and Shutdown cancels it.
+	life    context.Context
+	endLife context.CancelFunc
+
 	mu       sync.Mutex
 	live     map[string]*liveSession
 	opening  map[string]chan struct{} // closed when the opening ends
@@ -115,6 +122,7 @@ func New(cfg Config) (*Services, error) {
 		live: make(map[string]*liveSession), opening: make(map[string]chan struct{}),
 		seqs: make(map[string]uint64), agentSt: make(map[string]agentState),
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.perms = &permissions{s: s, pending: make(map[string]*parked)}
 	s.pool = newAgentPool(s, cfg)
 	s.ws = &workspaces{s: s, open: map[string]*workspace.Workspace{}}
@@ -139,11 +147,16 @@ type Bridge struct {
 
 // Call runs one method with its arguments as JSON and returns the result
 // as JSON. A failure is an *Error whose message is its JSON.
+//
+// Wails gives a bound method no context, so the call runs under the
+// services' lifetime: Shutdown cancels it, as the end of its request
+// cancels a call in `mnote serve` (which passes the request's context to
+// Invoke). Work that outlives a call never hangs on the call's context.
 func (b *Bridge) Call(method string, args string) (string, error) {
 	if b == nil || b.s == nil {
 		return "", &Error{Code: CodeInternal, Message: "mnote's services are not running"}
 	}
-	res, e := b.s.Invoke(context.Background(), method, json.RawMessage(args))
+	res, e := b.s.Invoke(b.s.life, method, json.RawMessage(args))
 	if e != nil {
 		return "", e
 	}
@@ -187,6 +200,12 @@ func method[A any](fn func(s *Services, ctx context.Context, a A) (any, *Error))
 // methods is the dispatch table (API.md, "Methods").
 var methods map[string]handler
 
+// Methods lists the names Invoke dispatches, sorted: the methods API.md
+// documents.
+func Methods() []string {
+	return slices.Sorted(maps.Keys(methods))
+}
+
 func init() {
 	methods = map[string]handler{
 		"agents.list":              method((*Services).agentsList),
@@ -210,6 +229,13 @@ func init() {
 		"workspace.pick":           method((*Services).workspacePick),
 		"workspace.tree":           method((*Services).workspaceTree),
 		"workspace.find":           method((*Services).workspaceFind),
+		"notes.status":             method((*Services).notesStatus),
+		"notes.search":             method((*Services).notesSearch),
+		"notes.headings":           method((*Services).notesHeadings),
+		"notes.backlinks":          method((*Services).notesBacklinks),
+		"notes.links":              method((*Services).notesLinks),
+		"notes.outline":            method((*Services).notesOutline),
+		"notes.resolve":            method((*Services).notesResolve),
 		"files.open":               method((*Services).filesOpen),
 		"files.update":             method((*Services).filesUpdate),
 		"files.save":               method((*Services).filesSave),
@@ -286,6 +312,7 @@ func (s *Services) Shutdown() {
 		return
 	}
 	s.shutdown = true
+	s.endLife() // calls in flight from the window see their context end
 	lives := make([]*liveSession, 0, len(s.live))
 	for _, l := range s.live {
 		lives = append(lives, l)

@@ -1,7 +1,9 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -192,5 +194,31 @@ func TestModesAndConfigOptions(t *testing.T) {
 	}
 	if e := h.call("sessions.setMode", map[string]any{"id": sum.ID, "modeId": "ask"}, nil); codeOf(e) != app.CodeBadRequest {
 		t.Fatalf("set mode without an agent: %v", e)
+	}
+}
+
+// The window's calls (Bridge.Call, which Wails gives no context) run
+// under the services' lifetime: the context a method gets stays live
+// after the call and ends with Shutdown, as a `mnote serve` call's
+// request context ends with its request.
+func TestBridgeCallContextEndsWithShutdown(t *testing.T) {
+	t.Parallel()
+	got := make(chan context.Context, 1)
+	h := newHarnessWith(t, func(c *app.Config) {
+		c.PickFolder = func(ctx context.Context) (string, error) {
+			got <- ctx
+			return "", nil // cancelled
+		}
+	})
+	if e := h.call("workspace.pick", struct{}{}, nil); e != nil {
+		t.Fatal(e)
+	}
+	ctx := <-got
+	if ctx.Err() != nil {
+		t.Fatalf("the call's context ended before Shutdown: %v", ctx.Err())
+	}
+	h.svc.Shutdown()
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("after Shutdown the window's call context is still live (err %v): a dialog or agent start it waits for would hold the app open", ctx.Err())
 	}
 }

@@ -6,13 +6,21 @@
 // live sessions; Services.Invoke dispatches one call by method name.
 // Bridge is the one struct bound into the window: its only exported method
 // is Call(method, argsJSON), so the window and the browser share one code
-// path and one error shape (*Error).
+// path and one error shape (*Error). A call's context is the request's in
+// `mnote serve` and the services' lifetime in the window (Wails gives bound
+// methods none); Shutdown ends the latter. Methods lists the dispatch
+// table; tests check it against API.md, and the Go structs against the
+// UI's frontend/src/api/types.ts.
 //
 // Events go out through an Emitter: WailsEmitter in the window, Hub (a
 // WebSocket fan-out) in `mnote serve`, Recorder in tests. Each live
 // session has one event goroutine that coalesces streamed text and sends
 // structural changes at once, in order, numbered by a per-session seq.
 //
-// Each live session runs its own agent process for now; the processes are
-// stopped when the session is closed and on Shutdown.
+// Agent processes are pooled (pool.go): the sessions of one agent (same
+// command, environment and folder) share a process, up to
+// Config.SessionsPerAgent (default 8; 1 gives each session its own). A
+// process no session uses stops after Config.AgentIdle (5 min), at most
+// Config.MaxAgents (6) run at once (idle ones are stopped to make room,
+// else the call fails busy), and all of them stop on Shutdown.
 package app

@@ -13,6 +13,9 @@ import (
 	"sync"
 
 	"mnote/acp"
+	"mnote/app/chat"
+	"mnote/internal/atomicfile"
+	"mnote/store"
 	"mnote/workspace"
 )
 
@@ -38,8 +41,16 @@ type workspaces struct {
 
 	mu      sync.Mutex
 	open    map[string]*workspace.Workspace // by real path
+	notes   map[*workspace.Workspace]*notesIndex
 	current *workspace.Workspace
 	unsub   func()
+}
+
+// notesOf is the notes index of the open workspace w, or nil.
+func (ws *workspaces) notesOf(w *workspace.Workspace) *notesIndex {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.notes[w]
 }
 
 func realPath(dir string) string {
@@ -66,7 +77,7 @@ func (ws *workspaces) use(dir string) (*workspace.Workspace, error) {
 		if err != nil {
 			return nil, err
 		}
-		w, err = workspace.Open(key, workspace.Options{StateDir: state, Logger: s.log})
+		w, err = OpenWorkspace(key, s.paths, workspace.Options{StateDir: state, Logger: s.log})
 		if err != nil {
 			return nil, err
 		}
@@ -76,6 +87,15 @@ func (ws *workspaces) use(dir string) (*workspace.Workspace, error) {
 			s.emit(EventWorkspaceChanged, workspace.Event{Warning: err.Error()})
 		}
 		ws.open[key] = w
+		if n, err := s.openNotesIndex(w); err != nil {
+			// Search and links are off; the notes still open.
+			s.log.Warn("the notes index could not be opened", "dir", key, "err", err)
+		} else {
+			if ws.notes == nil {
+				ws.notes = make(map[*workspace.Workspace]*notesIndex)
+			}
+			ws.notes[w] = n
+		}
 	}
 	if ws.current != w {
 		if ws.unsub != nil {
@@ -95,7 +115,8 @@ func (ws *workspaces) get() *workspace.Workspace {
 }
 
 // at returns the open workspace of the folder dir, or nil: sessions in
-// folders never opened as a workspace keep the plain confinement.
+// folders never opened as a workspace get one opened for confinement only
+// (liveSession.plainWorkspace).
 func (ws *workspaces) at(dir string) *workspace.Workspace {
 	if dir == "" {
 		return nil
@@ -108,14 +129,19 @@ func (ws *workspaces) at(dir string) *workspace.Workspace {
 
 func (ws *workspaces) closeAll() {
 	ws.mu.Lock()
-	open := ws.open
-	ws.open = map[string]*workspace.Workspace{}
+	open, idx := ws.open, ws.notes
+	ws.open, ws.notes = map[string]*workspace.Workspace{}, nil
 	ws.current = nil
 	if ws.unsub != nil {
 		ws.unsub()
 		ws.unsub = nil
 	}
 	ws.mu.Unlock()
+	for _, n := range idx {
+		if err := n.close(); err != nil {
+			ws.s.log.Warn("closing a notes index", "err", err)
+		}
+	}
 	for dir, w := range open {
 		if err := w.Close(); err != nil {
 			ws.s.log.Warn("closing a workspace", "dir", dir, "err", err)
@@ -303,9 +329,8 @@ func workspaceError(what string, err error) *Error {
 	}
 	e := &Error{Code: CodeInternal, Message: what + ": " + err.Error(), cause: err}
 	var refused *workspace.RefusedError
-	var rpc *acp.RPCError
 	switch {
-	case errors.As(err, &refused), errors.As(err, &rpc), errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrInvalid):
+	case errors.As(err, &refused), errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrInvalid):
 		e.Code = CodeBadRequest
 	case errors.Is(err, fs.ErrNotExist):
 		e.Code = CodeNotFound
@@ -315,29 +340,60 @@ func workspaceError(what string, err error) *Error {
 	return e
 }
 
-// agentFS is the fs/* handler of a live session: the workspace's (open
-// buffers, checkpoints, refusals recorded) when its folder is an open
-// workspace, else nil (plain confinement to its folder).
-func (l *liveSession) agentFS() acp.FileSystem {
-	w := l.s.ws.at(l.workspace)
-	if w == nil {
-		// A folder never opened as the notes workspace: the same
-		// confinement (FIFOs, devices, hard links refused too), without a
-		// watcher or checkpoints.
-		var err error
-		if w, err = l.plainWorkspace(); err != nil {
-			l.s.log.Warn("session folder", "session", l.id, "err", err)
-			return nil
+// OwnDirs are mnote's own folders, which no agent may reach whatever
+// folder is open: config (config.json, secrets), data (index,
+// transcripts, trash, checkpoints), state and logs.
+func OwnDirs(p store.Paths) []string {
+	var out []string
+	if p.ConfigFile != "" {
+		out = append(out, filepath.Dir(p.ConfigFile))
+	}
+	for _, d := range []string{p.DataDir, p.Transcripts, p.Trash, p.StateDir, p.LogDir} {
+		if d != "" {
+			out = append(out, d)
 		}
 	}
+	return out
+}
+
+// OpenWorkspace opens dir as a workspace for agents: mnote's own folders
+// (OwnDirs of paths) are denied in it, and a folder workspace.Open refuses
+// (a kernel file system such as /proc, mnote's own data, a missing
+// folder) is an error saying so. There is no weaker fallback.
+func OpenWorkspace(dir string, paths store.Paths, opts workspace.Options) (*workspace.Workspace, error) {
+	opts.Deny = append(OwnDirs(paths), opts.Deny...)
+	w, err := workspace.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("agents cannot work in %s: %w; choose a folder of notes", dir, err)
+	}
+	return w, nil
+}
+
+// SessionFS is the fs/* handler of sess's agent in w: writes (with the
+// content before) and refusals are recorded in the session's transcript.
+func SessionFS(w *workspace.Workspace, sess *chat.Session) acp.FileSystem {
 	return w.AgentFS(workspace.Hooks{
 		OnWrite: func(rel string, before, after []byte, existed bool) {
-			l.sess.FileWritten(w.Abs(rel), before, after, existed)
+			sess.FileWritten(w.Abs(rel), before, after, existed)
 		},
-		OnRefused: func(path, reason string) {
-			l.sess.FSRefused(path, reason)
-		},
+		OnRefused: sess.FSRefused,
 	})
+}
+
+// agentFS is the fs/* handler of a live session: the workspace's (open
+// buffers, checkpoints, refusals recorded) when its folder is an open
+// workspace, else the folder opened for confinement only (no watcher, no
+// checkpoints). A folder that cannot be opened so is refused: the agent
+// does not get it.
+func (l *liveSession) agentFS() (acp.FileSystem, error) {
+	w := l.s.ws.at(l.workspace)
+	if w == nil {
+		var err error
+		if w, err = l.plainWorkspace(); err != nil {
+			return nil, err
+		}
+	}
+	return SessionFS(w, l.sess), nil
 }
 
 // plainWorkspace opens the session's folder for confinement only, once.
@@ -345,7 +401,7 @@ func (l *liveSession) plainWorkspace() (*workspace.Workspace, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.plainWS == nil {
-		w, err := workspace.Open(l.workspace, workspace.Options{Logger: l.s.log})
+		w, err := OpenWorkspace(l.workspace, l.s.paths, workspace.Options{Logger: l.s.log})
 		if err != nil {
 			return nil, err
 		}
@@ -360,17 +416,5 @@ func turnID(sessionID string, turn int) string { return fmt.Sprintf("%s/%d", ses
 // writeFileAtomic replaces path with data (mode 0600): a temporary file
 // renamed over it, so a crash leaves the old or the new content.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, 0o600)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"mnote/internal/testenv"
 )
 
 func readAll(t *testing.T, path string) ([]Record, ReadStats) {
@@ -472,11 +475,11 @@ func TestFlushWithin100ms(t *testing.T) {
 // TestDiskFull fills a real 64 KiB tmpfs (root only).
 func TestDiskFull(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a tmpfs")
+		testenv.SkipOrFail(t, "needs root to mount a tmpfs")
 	}
 	dir := t.TempDir()
 	if out, err := exec.CommandContext(t.Context(), "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("mount tmpfs: %v: %s", err, out)
+		testenv.SkipOrFail(t, fmt.Sprintf("mount tmpfs: %v: %s", err, out))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {

@@ -73,6 +73,12 @@ func Mnote(tb testing.TB) string {
 	return build(tb, "MNOTE_BIN", ".", "mnote")
 }
 
+// Binary returns the path of the main package pkg (a path from the
+// module root, e.g. "./app/cli/testdata/uiserve"), built once as name.
+func Binary(tb testing.TB, pkg, name string) string {
+	return build(tb, "", pkg, name)
+}
+
 // Cleanup removes the built binaries; call it from TestMain after m.Run.
 func Cleanup() {
 	mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mnote/acp/acptest"
+	"mnote/internal/testenv"
 )
 
 func TestMain(m *testing.M) { acptest.Main(m) }
@@ -269,7 +270,7 @@ func wait(t *testing.T, d time.Duration, cond func() bool) bool {
 func TestPromptAsksOnTerminal(t *testing.T) {
 	scriptBin, err := exec.LookPath("script")
 	if err != nil {
-		t.Skip("script (util-linux) not installed")
+		testenv.SkipOrFail(t, "script (util-linux) not installed")
 	}
 	h := newHarness(t)
 	steps := acptest.Steps(`{"permission":{"toolCall":{"toolCallId":"x","title":"Delete notes","kind":"delete"}}}`)

@@ -17,6 +17,12 @@
 // The tests skip when the agents are not installed, unless
 // MNOTE_E2E_AGENTS=1 (then a missing agent fails); MNOTE_E2E_AGENTS=0 skips
 // them always. MNOTE_AGENTS_BIN names another folder holding the agents'
-// commands (qwen, opencode, reasonix); MNOTE_E2E_NO_NETNS=1 runs them on the
-// host's loopback even where a network namespace could be made.
+// commands (qwen, opencode, reasonix).
+//
+// Where no network namespace can be made, a test fails under
+// MNOTE_E2E_AGENTS=1 or MNOTE_REQUIRE_ALL=1 (`make test` sets both) rather
+// than run the agent on the host's loopback, from where it could reach the
+// network; otherwise it runs there and says so in the log.
+// MNOTE_E2E_NO_NETNS=1 asks for the host's loopback (even where a
+// namespace could be made) and allows it under make test.
 package agents

@@ -20,6 +20,7 @@ import (
 
 	"mnote/acp/acptest"
 	"mnote/acp/acptest/fakemodel"
+	"mnote/internal/testenv"
 )
 
 func TestMain(m *testing.M) { acptest.Main(m) }
@@ -100,6 +101,25 @@ func canUnshare() (bool, string) {
 	return netnsOK, netnsWhy
 }
 
+// requireNetns reports whether the agents run in a private network
+// namespace. Where none can be made they run on the host's loopback, where
+// nothing stops them from reaching the network. Under MNOTE_E2E_AGENTS=1
+// or MNOTE_REQUIRE_ALL=1 (`make test` sets both) that fails the test
+// unless MNOTE_E2E_NO_NETNS=1 asks for it; otherwise it is logged.
+func requireNetns(t *testing.T) bool {
+	t.Helper()
+	ok, why := canUnshare()
+	if ok {
+		return true
+	}
+	msg := "no private network namespace for the agent (" + why + "): it would run on the host's loopback and could reach the network"
+	if os.Getenv("MNOTE_E2E_NO_NETNS") != "1" && (os.Getenv("MNOTE_E2E_AGENTS") == "1" || testenv.Required()) {
+		t.Fatal(msg + " (MNOTE_E2E_AGENTS=1 or " + testenv.RequireAllEnv + "=1, as in `make test`; MNOTE_E2E_NO_NETNS=1 allows it)")
+	}
+	t.Log(msg)
+	return false
+}
+
 // agentsBin is the folder with the agents' commands.
 func agentsBin() string {
 	if d := os.Getenv("MNOTE_AGENTS_BIN"); d != "" {
@@ -125,6 +145,7 @@ func newHarness(t *testing.T, spec agentSpec) *harness {
 		}
 		t.Skip(msg + " (MNOTE_E2E_AGENTS=1 makes this a failure)")
 	}
+	netns := requireNetns(t)
 	root := t.TempDir()
 	h := &harness{
 		t: t, spec: spec, agentBin: bin, root: root,
@@ -143,7 +164,7 @@ func newHarness(t *testing.T, spec agentSpec) *harness {
 	if err := os.WriteFile(filepath.Join(h.ws, notePath), []byte("# Hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.netns, _ = canUnshare()
+	h.netns = netns
 	h.port = nsPort
 	if !h.netns {
 		h.port = freePort(t)

@@ -29,6 +29,7 @@ function setup(extra: Record<string, (a: Record<string, unknown>) => unknown> = 
     ...(st.url ? { url: st.url } : {}),
     allowTitles: st.allowTitles,
     pending: st.pending,
+    parked: 0,
   });
   let agents: Agent[] = [
     { name: 'qwen', title: 'Qwen Code', command: 'qwen', args: ['--acp'], builtin: true, status: 'ready', keyEnv: ['OPENAI_API_KEY'], loginHint: 'give an OpenAI-compatible key' },

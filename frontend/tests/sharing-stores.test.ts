@@ -23,6 +23,7 @@ function fakeGo(extra: Record<string, (a: Record<string, unknown>) => unknown> =
     ...(st.url ? { url: st.url } : {}),
     allowTitles: st.allowTitles,
     pending: st.pending,
+    parked: 0,
     ...(st.lastSync ? { lastSync: st.lastSync } : {}),
   });
   let agents: Agent[] = [

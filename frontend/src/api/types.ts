@@ -85,8 +85,8 @@ export interface PermissionRequest {
   title: string;
   kind: string;
   options: PermissionOption[];
-  /** The raw ACP toolCall: content (diffs), locations, rawInput. */
-  toolCall?: RawToolCall | null;
+  /** The raw ACP toolCall: content (diffs), locations, rawInput (always sent; null when the agent sent none). */
+  toolCall: RawToolCall | null;
 }
 
 /** The ACP toolCall of a permission request, as the agent sent it. */
@@ -230,6 +230,21 @@ export interface Usage {
   lastTokens?: Record<string, number> | null;
   turnTokens?: Record<string, number> | null;
   sessionTokens?: Record<string, number> | null;
+  /** Prompt-cache use, when the agent reports it (Reasonix). */
+  cache?: CacheUsage | null;
+}
+
+/** Prompt-cache figures over one turn or the whole session. */
+export interface CacheFigures {
+  hitTokens: number;
+  missTokens: number;
+  /** hit / (hit + miss), 0 to 1. */
+  hitRatio: number;
+}
+
+export interface CacheUsage {
+  turn: CacheFigures;
+  session: CacheFigures;
 }
 
 /** A model the agent offers (the unstable session/set_model). */
@@ -425,6 +440,21 @@ export interface WorkspaceChanged {
   warning?: string;
 }
 
+/** notes.status, and the notes:index event: the open folder's notes index. */
+export interface NotesIndexStatus {
+  /** Absolute folder. */
+  dir: string;
+  ready: boolean;
+  /** Notes read so far of total, while it builds. */
+  done: number;
+  total: number;
+  notes: number;
+  /** Files left out: too big, not text. */
+  tooBig: number;
+  notText: number;
+  error?: string;
+}
+
 // ---- Events ----------------------------------------------------------------
 
 export interface AppendPayload {
@@ -513,9 +543,23 @@ export interface SyncStatus {
   lastSync?: string;
   /** Records waiting to be sent. */
   pending: number;
+  /** Records the control plane refused for good (they wait until their session changes again, or the URL or token does). */
+  parked: number;
+  /** The newest parked records, each with the refusal. */
+  parkedRecords?: ParkedRecord[];
   lastError?: string;
   /** When the worker tries again after failures or a rate limit (RFC 3339). */
   nextAttempt?: string;
+}
+
+/** A record the control plane refused for good. */
+export interface ParkedRecord {
+  sessionId: string;
+  /** put | delete */
+  op: string;
+  error: string;
+  /** RFC 3339. */
+  parkedAt: string;
 }
 
 export interface SyncConfigInput {
@@ -586,6 +630,10 @@ export type ErrorCode =
   | 'write_failed'
   | 'conflict'
   | 'internal'
+  // sync.* / shares.*: the control plane is unreachable, failing or asks
+  // to wait; it refused the sync token.
+  | 'unavailable'
+  | 'sync_auth'
   // Client-side codes (not sent by Go): the transport failed or the server
   // refused the token.
   | 'network'
