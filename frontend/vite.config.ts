@@ -2,7 +2,8 @@ import { defineConfig, type Plugin } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
 // `npm run dev` talks to a running `mnote serve` through this proxy; open
-// http://localhost:5173/?token=T with the token that `mnote serve` printed.
+// http://localhost:5173/?code=C with the one-time code of the URL that
+// `mnote serve` printed.
 const serve = process.env.MNOTE_SERVE_URL ?? 'http://127.0.0.1:7777';
 
 // The shipped page gets a Content-Security-Policy (the dev server injects

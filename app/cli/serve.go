@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,13 +34,37 @@ import (
 // Main. Without it `mnote serve` serves a placeholder page.
 var Assets fs.FS
 
-// tokenCookie carries the token for the page's own assets, which the
-// browser loads without the Authorization header. It is never accepted
-// on /api/*.
-const tokenCookie = "mnote_token"
+// Access (DESIGN.md §7). The API (/api/call, /api/events) needs the
+// bearer token. The page and its assets are served to anyone who passes
+// the Host check: they are public build output with nothing secret in
+// them, and serving them openly means no cookie at all. A cookie would be
+// the weak spot: cookies are not port-scoped, so every other web server
+// on 127.0.0.1 the browser visits would receive it.
+//
+// The token never leaves the process in a URL: the browser is opened
+// with a one-time code (the launcher's argv is readable by every local
+// user in ps), which the page exchanges once, by POST /api/exchange, for
+// the token, and keeps in sessionStorage (per origin, i.e. per port).
+// The URL printed on stdout carries a code of its own; when it has been
+// used or has expired, the next exchange attempt prints a fresh one.
+const (
+	// launchCodeTTL is how long the code handed to the browser launcher
+	// is valid: long enough for a cold browser start.
+	launchCodeTTL = 60 * time.Second
+	// printedCodeTTL is how long the code printed on stdout is valid.
+	printedCodeTTL = 10 * time.Minute
+)
+
+// pageCSP mirrors the page's <meta http-equiv="Content-Security-Policy">
+// (frontend/vite.config.ts) and adds what only a header can say:
+// frame-ancestors (no other page may frame this one).
+const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self' ws: wss:; object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // maxCallBody bounds a POST /api/call body.
 const maxCallBody = 32 << 20
+
+// maxExchangeBody bounds a POST /api/exchange body.
+const maxExchangeBody = 4 << 10
 
 func (e *env) runServe(args []string) int {
 	fs := e.flags("serve", "[--addr 127.0.0.1:0] [--workspace DIR] [--allow-origin URL,…] [--no-open]")
@@ -80,14 +106,20 @@ func (e *env) runServe(args []string) int {
 	defer svc.Shutdown()
 
 	la := ln.Addr().(*net.TCPAddr)
-	s := &server{svc: svc, hub: hub, token: token, assets: Assets, listen: la, loopback: la.IP.IsLoopback(), extra: extra}
-	pageURL := s.pageURL()
-	fmt.Fprintln(e.stdout, pageURL)
+	s := &server{svc: svc, hub: hub, token: token, assets: Assets, listen: la, loopback: la.IP.IsLoopback(), extra: extra,
+		codes: &codes{now: time.Now}, stdout: e.stdout, log: e.log}
+	if err := s.printCode(); err != nil {
+		return e.fail(exitAgent, err)
+	}
 	if !s.loopback {
 		e.warn("warning: serving on %s, which is not a loopback address: anyone who can reach it and has the token can use your agents and notes", la)
 	}
 	if !*noOpen {
-		openBrowser(pageURL, e)
+		code, err := s.codes.issue(launchCodeTTL, false)
+		if err != nil {
+			return e.fail(exitAgent, err)
+		}
+		openBrowser(s.pageURL(code), e)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -146,6 +178,70 @@ func newToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
+// codes are the live one-time codes: each is exchanged for the token at
+// most once, and only until it expires.
+type codes struct {
+	mu   sync.Mutex
+	now  func() time.Time
+	live []oneTimeCode
+}
+
+type oneTimeCode struct {
+	value   string
+	expires time.Time
+	printed bool // the one on stdout (see printCode)
+}
+
+// issue makes a code valid for ttl.
+func (c *codes) issue(ttl time.Duration, printed bool) (string, error) {
+	v, err := newToken()
+	if err != nil {
+		return "", fmt.Errorf("make a one-time code: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.live = append(c.live, oneTimeCode{value: v, expires: c.now().Add(ttl), printed: printed})
+	return v, nil
+}
+
+// redeem reports whether got is a live code, and if so uses it up.
+// Every live code is compared, in constant time.
+func (c *codes) redeem(got string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	found := -1
+	kept := c.live[:0]
+	for _, x := range c.live {
+		if !now.Before(x.expires) {
+			continue // expired: dropped
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte(x.value)) == 1 {
+			found = len(kept)
+		}
+		kept = append(kept, x)
+	}
+	if found >= 0 {
+		kept = append(kept[:found], kept[found+1:]...)
+	}
+	clear(c.live[len(kept):])
+	c.live = kept
+	return found >= 0
+}
+
+// printedLive reports whether the code on stdout is still usable.
+func (c *codes) printedLive() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	for _, x := range c.live {
+		if x.printed && now.Before(x.expires) {
+			return true
+		}
+	}
+	return false
+}
+
 // server is the HTTP side of `mnote serve`.
 type server struct {
 	svc      *app.Services
@@ -157,6 +253,11 @@ type server struct {
 	// extra are origins given with --allow-origin (scheme://host[:port]),
 	// e.g. a TLS reverse proxy's: their pages and Host names are accepted.
 	extra []*url.URL
+	codes *codes
+	// printMu orders printCode's check and print; stdout gets the URLs.
+	printMu sync.Mutex
+	stdout  io.Writer
+	log     *slog.Logger
 }
 
 // parseOrigins reads --allow-origin.
@@ -186,44 +287,65 @@ func (s *server) extraOrigin(u *url.URL) bool {
 	return false
 }
 
-// pageURL is the URL to open, token included.
-func (s *server) pageURL() string {
+// pageURL is the URL to open with a one-time code (never the token).
+func (s *server) pageURL(code string) string {
 	host := s.listen.IP.String()
 	if s.listen.IP.IsUnspecified() {
 		host = "127.0.0.1"
 	}
 	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, fmt.Sprint(s.listen.Port)), Path: "/"}
-	u.RawQuery = url.Values{"token": {s.token}}.Encode()
+	u.RawQuery = url.Values{"code": {code}}.Encode()
 	return u.String()
+}
+
+// printCode prints the page's URL with a fresh code on stdout unless the
+// last printed one is still usable: at most one printed code is live, so
+// failed exchanges cannot flood the terminal.
+func (s *server) printCode() error {
+	s.printMu.Lock()
+	defer s.printMu.Unlock()
+	if s.codes.printedLive() {
+		return nil
+	}
+	code, err := s.codes.issue(printedCodeTTL, true)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(s.stdout, s.pageURL(code)); err != nil {
+		return fmt.Errorf("print the URL: %w", err)
+	}
+	return nil
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer") // the token is in the page's URL
+	h.Set("Referrer-Policy", "no-referrer") // a one-time code is in the page's URL
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("X-Frame-Options", "DENY") // frame-ancestors for older browsers
 	if !s.hostAllowed(r.Host) {
 		// A loopback server answers only to loopback names (DNS rebinding).
 		writeError(w, http.StatusForbidden, &app.Error{Code: app.CodeBadRequest, Message: "unknown host " + r.Host})
 		return
 	}
 	switch r.URL.Path {
-	case "/api/call":
+	case "/api/call", "/api/events", "/api/exchange":
 		if !s.originAllowed(r) {
 			writeError(w, http.StatusForbidden, &app.Error{Code: app.CodeBadRequest, Message: "foreign origin"})
 			return
 		}
-		if !s.authorized(r, false) {
+		if r.URL.Path == "/api/exchange" {
+			s.exchange(w, r)
+			return
+		}
+		// Browsers cannot set headers on a WebSocket: there the token
+		// may come as ?token= (sent to this origin only).
+		if !s.authorized(r, r.URL.Path == "/api/events") {
 			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Message: "a valid token is required"})
 			return
 		}
-		s.call(w, r)
-	case "/api/events":
-		if !s.originAllowed(r) {
-			writeError(w, http.StatusForbidden, &app.Error{Code: app.CodeBadRequest, Message: "foreign origin"})
-			return
-		}
-		if !s.authorized(r, false) {
-			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Message: "a valid token is required"})
+		if r.URL.Path == "/api/call" {
+			s.call(w, r)
 			return
 		}
 		s.hub.ServeWebSocket(w, r, &websocket.AcceptOptions{OriginPatterns: s.originHosts()})
@@ -232,26 +354,48 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, &app.Error{Code: app.CodeNotFound, Message: "no such endpoint"})
 			return
 		}
-		if !s.authorized(r, true) {
-			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Message: "open the URL mnote serve printed (it carries the token)"})
-			return
-		}
 		s.static(w, r)
 	}
 }
 
-// authorized checks the token: the Authorization header, ?token=, or
-// (for the page's assets only) the cookie.
-func (s *server) authorized(r *http.Request, cookie bool) bool {
+// authorized checks the bearer token: the Authorization header, or (when
+// query is set) ?token=. Cookies never count.
+func (s *server) authorized(r *http.Request, query bool) bool {
 	var got string
 	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
 		got = strings.TrimPrefix(a, "Bearer ")
-	} else if q := r.URL.Query().Get("token"); q != "" {
-		got = q
-	} else if c, err := r.Cookie(tokenCookie); cookie && err == nil {
-		got = c.Value
+	} else if query {
+		got = r.URL.Query().Get("token")
 	}
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+}
+
+// exchange trades a one-time code ({"code": ...}) for the token
+// ({"token": ...}). A used, expired or wrong code gets 401, and stdout a
+// fresh URL if its printed one is no longer usable.
+func (s *server) exchange(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, &app.Error{Code: app.CodeBadRequest, Message: "use POST"})
+		return
+	}
+	var req struct {
+		Code string `json:"code"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, maxExchangeBody)).Decode(&req); err != nil || req.Code == "" {
+		writeError(w, http.StatusBadRequest, &app.Error{Code: app.CodeBadRequest, Message: `the body must be {"code": "..."}`})
+		return
+	}
+	ok := s.codes.redeem(req.Code)
+	if err := s.printCode(); err != nil {
+		s.log.Warn("could not print a fresh URL", "err", err)
+	}
+	if !ok {
+		writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized,
+			Message: "this link was used already or has expired: open the latest URL mnote serve printed"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"token": s.token})
 }
 
 // hostAllowed: any Host when serving beyond loopback, else loopback names.
@@ -368,8 +512,10 @@ func statusOf(code string) int {
 		return http.StatusNotFound
 	case app.CodeBusy, app.CodeConflict:
 		return http.StatusConflict
-	case app.CodeAgentMissing, app.CodeAgentFailed, app.CodeNeedsAuth:
+	case app.CodeAgentMissing, app.CodeAgentFailed, app.CodeNeedsAuth, app.CodeSyncAuth:
 		return http.StatusFailedDependency
+	case app.CodeUnavailable:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
@@ -400,9 +546,6 @@ func (s *server) static(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
-	}
-	if q := r.URL.Query().Get("token"); q != "" {
-		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	}
 	if s.assets == nil {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,12 +92,13 @@ func readUntil(ctx context.Context, t *testing.T, c *websocket.Conn, match func(
 	}
 }
 
-// mnote serve as a real process: the URL line, the token on every
-// request, the WebSocket's Origin check, the page, a turn's events, and
-// a graceful stop that stops the agents.
-func TestServe(t *testing.T) {
-	h := newHarness(t)
-	cmd := h.cmd("serve", "--no-open", "--workspace", h.ws)
+// startServe runs `mnote serve` (args after "serve") as a real process
+// and returns it once it printed its URL; urls gets every later stdout
+// line. env is added to the process's environment.
+func startServe(t *testing.T, h *harness, env []string, args ...string) (cmd *exec.Cmd, first *url.URL, urls <-chan string, exited <-chan error) {
+	t.Helper()
+	cmd = h.cmd(append([]string{"serve"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -105,42 +108,113 @@ func TestServe(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	lines := make(chan string, 1)
+	done, waited := make(chan error, 1), make(chan struct{})
 	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		lines <- strings.TrimSpace(line)
-		io.Copy(io.Discard, stdout)
+		done <- cmd.Wait()
+		close(waited)
 	}()
-	var first string
+	t.Cleanup(func() {
+		cmd.Process.Kill() // an error once it has exited
+		<-waited
+	})
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- strings.TrimSpace(sc.Text())
+		}
+		close(lines)
+	}()
+	var line string
 	select {
-	case first = <-lines:
+	case line = <-lines:
 	case <-time.After(20 * time.Second):
 		t.Fatalf("no URL printed; stderr: %s", stderr.String())
 	}
-	u, err := url.Parse(first)
-	if err != nil || u.Scheme != "http" || !strings.HasPrefix(u.Host, "127.0.0.1:") || u.Query().Get("token") == "" {
-		t.Fatalf("first line %q (stderr %s)", first, stderr.String())
+	first, err = url.Parse(line)
+	if err != nil || first.Scheme != "http" || !strings.HasPrefix(first.Host, "127.0.0.1:") || first.Query().Get("code") == "" {
+		t.Fatalf("first line %q (stderr %s)", line, stderr.String())
 	}
-	s := &served{t: t, base: "http://" + u.Host, host: u.Host, token: u.Query().Get("token")}
-	if len(s.token) != 43 { // 32 bytes, base64url without padding
-		t.Fatalf("token %q", s.token)
+	return cmd, first, lines, done
+}
+
+// exchange POSTs a one-time code to /api/exchange from the page's origin.
+func (s *served) exchange(code string) (int, string) {
+	s.t.Helper()
+	body, _ := json.Marshal(map[string]string{"code": code})
+	req, err := http.NewRequestWithContext(s.t.Context(), http.MethodPost, s.base+"/api/exchange", bytes.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Origin", s.base)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Token string `json:"token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out.Token
+}
+
+// nextURL is the next URL serve printed on stdout.
+func nextURL(t *testing.T, urls <-chan string) *url.URL {
+	t.Helper()
+	select {
+	case line := <-urls:
+		u, err := url.Parse(line)
+		if err != nil || u.Query().Get("code") == "" {
+			t.Fatalf("stdout line %q", line)
+		}
+		return u
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve printed no fresh URL")
+	}
+	return nil
+}
+
+// mnote serve as a real process: the URL line with a one-time code, its
+// exchange for the token, the token on every API request, the
+// WebSocket's Origin check, the page, a turn's events, and a graceful
+// stop that stops the agents.
+func TestServe(t *testing.T) {
+	h := newHarness(t)
+	uiServe(t, h) // a stand-in UI: no need for the UI build
+	cmd, u, urls, exited := startServe(t, h, nil, "--no-open", "--workspace", h.ws)
+	s := &served{t: t, base: "http://" + u.Host, host: u.Host}
+	code := u.Query().Get("code")
+	if code, token := s.exchange(code); code != http.StatusOK || len(token) != 43 { // 32 bytes, base64url without padding
+		t.Fatalf("exchange: %d %q", code, token)
+	} else {
+		s.token = token
+	}
+	if strings.Contains(u.String(), s.token) {
+		t.Fatal("the printed URL carries the token")
+	}
+	// The code works once; a fresh URL is printed for the next tab.
+	if code, token := s.exchange(code); code != http.StatusUnauthorized || token != "" {
+		t.Fatalf("second exchange of a code: %d %q", code, token)
+	}
+	u2 := nextURL(t, urls)
+	if u2.Query().Get("code") == code {
+		t.Fatal("the fresh URL has the used code")
+	}
+	if code, token := s.exchange(u2.Query().Get("code")); code != http.StatusOK || token != s.token {
+		t.Fatalf("exchange of the fresh code: %d", code)
 	}
 
-	// The token is required.
+	// The token is required, in the Authorization header.
 	if code, out := s.call("", "sessions.list", map[string]any{}); code != http.StatusUnauthorized || !strings.Contains(string(out["error"]), "unauthorized") {
 		t.Fatalf("without a token: %d %s", code, out["error"])
 	}
 	if code, _ := s.call("wrong"+s.token[5:], "sessions.list", map[string]any{}); code != http.StatusUnauthorized {
 		t.Fatalf("with a wrong token: %d", code)
+	}
+	if resp, err := http.Post(s.base+"/api/call?token="+url.QueryEscape(s.token), "application/json", strings.NewReader(`{"method":"sessions.list","args":{}}`)); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("token in the query of /api/call: %v %v", resp, err)
 	}
 	var list []map[string]any
 	s.mustCall("sessions.list", map[string]any{}, &list)
@@ -151,33 +225,40 @@ func TestServe(t *testing.T) {
 		t.Fatalf("missing session: %d %s", code, out["error"])
 	}
 
-	// The page: with the token (which then lives in a cookie for its
-	// assets), not without.
+	// The page is public build output: served without a credential and
+	// without cookies, with the page's CSP as a header that also forbids
+	// framing.
 	resp, err := http.Get(s.base + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("page without a token: %d", resp.StatusCode)
-	}
-	resp, err = http.Get(first)
 	if err != nil {
 		t.Fatal(err)
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(strings.ToLower(string(page)), "<html") || len(resp.Cookies()) != 1 {
-		t.Fatalf("page: %d cookies %v\n%s", resp.StatusCode, resp.Cookies(), page)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(strings.ToLower(string(page)), "<html") || len(resp.Header.Values("Set-Cookie")) != 0 {
+		t.Fatalf("page: %d cookies %v\n%s", resp.StatusCode, resp.Header.Values("Set-Cookie"), page)
 	}
 	if resp.Header.Get("Referrer-Policy") != "no-referrer" {
-		t.Fatal("the page may leak its token in Referer")
+		t.Fatal("the page may leak its code in Referer")
+	}
+	meta := regexp.MustCompile(`http-equiv="Content-Security-Policy" content="([^"]+)"`).FindSubmatch(page)
+	if meta == nil {
+		t.Fatalf("the page has no CSP meta element:\n%s", page)
+	}
+	if got, want := resp.Header.Get("Content-Security-Policy"), string(meta[1])+"; frame-ancestors 'none'"; got != want {
+		t.Fatalf("CSP header %q, want the meta's plus frame-ancestors: %q", got, want)
 	}
 	// A foreign Host (DNS rebinding) is refused.
-	req, _ := http.NewRequest(http.MethodGet, first, nil)
+	req, _ := http.NewRequest(http.MethodGet, s.base+"/", nil)
 	req.Host = "evil.example:" + u.Port()
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("foreign host: %v %v", resp, err)
+	}
+	// So is an exchange from a foreign page.
+	body := strings.NewReader(`{"code":"` + nextURL(t, urls).Query().Get("code") + `"}`)
+	req, _ = http.NewRequest(http.MethodPost, s.base+"/api/exchange", body)
+	req.Header.Set("Origin", "http://127.0.0.1:1")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("exchange from a foreign origin: %v %v", resp, err)
 	}
 
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -238,9 +319,8 @@ func TestServe(t *testing.T) {
 	}
 	select {
 	case err := <-exited:
-		stopped = true
 		if err != nil {
-			t.Fatalf("serve exited: %v\n%s", err, stderr.String())
+			t.Fatalf("serve exited: %v", err)
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not stop on SIGTERM")

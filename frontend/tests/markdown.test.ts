@@ -1,5 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_HIGHLIGHT, MarkdownStream, MAX_FRAME_APPEND, STREAM_PLAIN, handleMarkdownClick, isSafeHref, renderMarkdown, sanitize } from '../src/lib/markdown';
+import {
+  MAX_HIGHLIGHT,
+  MarkdownStream,
+  MAX_FRAME_APPEND,
+  STREAM_PLAIN,
+  handleMarkdownClick,
+  isSafeHref,
+  isSafeImageSrc,
+  renderMarkdown,
+  sanitize,
+  setMarkdownOptions,
+} from '../src/lib/markdown';
 
 function dom(html: string): HTMLDivElement {
   const div = document.createElement('div');
@@ -124,9 +135,87 @@ describe('markdown sanitizer', () => {
   it('isSafeHref', () => {
     expect(isSafeHref('https://a')).toBe(true);
     expect(isSafeHref('notes/x.md')).toBe(true);
-    expect(isSafeHref(' javascript:alert(1)')).toBe(false);
-    expect(isSafeHref('java\tscript:alert(1)')).toBe(false);
-    expect(isSafeHref('file:///etc/passwd')).toBe(false);
+    expect(isSafeHref('mailto:a@b.example')).toBe(true);
+    for (const bad of [
+      ' javascript:alert(1)',
+      'java\tscript:alert(1)',
+      'java\nscript:alert(1)',
+      'java\r\nscript:alert(1)',
+      '\u0000javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'vbscript:x',
+      'data:text/html,<script>alert(1)</script>',
+      'file:///etc/passwd',
+      'blob:http://evil.example/x',
+    ]) {
+      expect(isSafeHref(bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
+
+// Image URLs as the browser resolves them against the page: only the
+// page's own origin (and raster data:) loads; the CSP is the second wall.
+describe('image URLs', () => {
+  const HOSTILE_IMAGES = [
+    '/\\evil.example/a.png',
+    '\\\\evil.example/a.png',
+    '//evil.example/a.png',
+    '/\t/evil.example/a.png',
+    '\t//evil.example/a.png',
+    ' //evil.example/a.png',
+    '\\/evil.example/a.png',
+    'http:\\\\evil.example/a.png',
+    'http:/\\evil.example/a.png',
+    'https:evil.example/a.png',
+    'http://evil.example/a.png',
+    'https://evil.example/a.png',
+    'ht\ttp://evil.example/a.png',
+    'h\nttps://evil.example/a.png',
+    'java\tscript:alert(1)',
+    'javascript:alert(1)',
+    'data:text/html;base64,PHNjcmlwdD4=',
+    'data:image/svg+xml;base64,PHN2Zz4=',
+    'data:image/png,not-base64',
+    'blob:http://evil.example/1',
+    'file:///etc/passwd',
+    'ftp://evil.example/a.png',
+    'http://[::1',
+  ];
+
+  it.each(HOSTILE_IMAGES)('refuses %j', (src) => {
+    expect(isSafeImageSrc(src)).toBe(false);
+    const root = dom(renderMarkdown(`![x](<${src}>)`) + sanitize(`<img src="${src.replace(/"/g, '&quot;')}">`));
+    for (const img of root.querySelectorAll('img')) {
+      const got = img.getAttribute('src');
+      if (got === null) continue;
+      expect(new URL(got, location.href).origin, `${src} became ${got}`).toBe(location.origin);
+    }
+  });
+
+  it('loads same-origin and raster data: images, written back resolved', () => {
+    const png = 'data:image/png;base64,iVBORw0KGgo=';
+    // http:a.png is relative on an http page: the browser loads it from here.
+    for (const ok of ['a.png', './img/a.png', '/img/a.png', 'http:a.png', png, `${location.origin}/a.png`]) {
+      expect(isSafeImageSrc(ok), ok).toBe(true);
+    }
+    const root = dom(renderMarkdown(`![a](/\\evil.example/a.png) ![b](img/b.png) ![c](${png})`));
+    const srcs = [...root.querySelectorAll('img')].map((i) => i.getAttribute('src'));
+    expect(srcs).toEqual([new URL('img/b.png', location.href).href, png]);
+    // The other host's image became a link to what the browser would load.
+    expect(root.querySelector('a.md-remote-image')?.getAttribute('href')).toBe('http://evil.example/a.png');
+  });
+
+  it('with remote images on, loads http(s) but still not other schemes', () => {
+    setMarkdownOptions({ remoteImages: true });
+    try {
+      expect(isSafeImageSrc('https://cdn.example/a.png')).toBe(true);
+      expect(isSafeImageSrc('//cdn.example/a.png')).toBe(true);
+      expect(isSafeImageSrc('java\tscript:alert(1)')).toBe(false);
+      expect(isSafeImageSrc('data:image/svg+xml;base64,PHN2Zz4=')).toBe(false);
+      expect(isSafeImageSrc('ftp://cdn.example/a.png')).toBe(false);
+    } finally {
+      setMarkdownOptions({ remoteImages: false });
+    }
   });
 });
 

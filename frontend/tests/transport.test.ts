@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../src/api/errors';
 import { createClient } from '../src/api/client';
-import { HttpTransport, TOKEN_KEY, WailsTransport, pickTransport, resolveToken } from '../src/api/transport';
+import { HttpTransport, TOKEN_KEY, WailsTransport, exchangeCode, pickTransport, resolveToken } from '../src/api/transport';
 
 function response(status: number, body: string): Response {
   return new Response(body, { status, statusText: status === 200 ? 'OK' : 'Error' });
@@ -49,18 +49,88 @@ describe('HTTP transport (mnote serve)', () => {
     await expect(t404.call('sessions.open', { id: 'nope' })).rejects.toMatchObject({ code: 'not_found', message: 'No such session.' });
   });
 
-  it('takes the token from ?token=, keeps it in sessionStorage and removes it from the URL', () => {
-    const storage = new Map<string, string>();
-    const st = { getItem: (k: string) => storage.get(k) ?? null, setItem: (k: string, v: string) => void storage.set(k, v) };
+  function memoryStorage() {
+    const m = new Map<string, string>();
+    return { m, st: { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) } };
+  }
+  const at = (href: string) => ({ href, protocol: 'http:', host: '127.0.0.1:7777', origin: 'http://127.0.0.1:7777' });
+
+  it('exchanges ?code= once for the token, keeps it in sessionStorage and removes the code from the URL', async () => {
+    const { m, st } = memoryStorage();
     const replaceState = vi.fn();
-    const loc = { href: 'http://127.0.0.1:7777/?token=s3cret&x=1#frag', protocol: 'http:', host: '127.0.0.1:7777', origin: 'http://127.0.0.1:7777' };
-    expect(resolveToken(loc, st, { replaceState, state: null })).toBe('s3cret');
-    expect(storage.get(TOKEN_KEY)).toBe('s3cret');
+    let release: (t: string) => void = () => {};
+    const exchange = vi.fn((_code: string) => new Promise<string>((r) => (release = r)));
+    const got = resolveToken(at('http://127.0.0.1:7777/?code=once&x=1#frag'), st, { replaceState, state: null }, exchange);
+    // The code is off the URL before the exchange answers (a reload must not present it again).
     expect(replaceState).toHaveBeenCalledWith(null, '', '/?x=1#frag');
-    // After a reload the URL has none: sessionStorage does.
-    const loc2 = { ...loc, href: 'http://127.0.0.1:7777/?x=1' };
-    expect(resolveToken(loc2, st, { replaceState, state: null })).toBe('s3cret');
+    expect(exchange).toHaveBeenCalledWith('once');
+    release('s3cret');
+    expect(await got).toBe('s3cret');
+    expect(m.get(TOKEN_KEY)).toBe('s3cret');
+    // After a reload the URL has no code: sessionStorage has the token.
+    expect(await resolveToken(at('http://127.0.0.1:7777/?x=1'), st, { replaceState, state: null }, exchange)).toBe('s3cret');
+    expect(exchange).toHaveBeenCalledTimes(1);
     expect(replaceState).toHaveBeenCalledTimes(1);
+  });
+
+  it('never takes a token from the URL; a refused code falls back to the stored token', async () => {
+    const { m, st } = memoryStorage();
+    const hist = { replaceState: vi.fn(), state: null };
+    const refuse = vi.fn().mockRejectedValue(new ApiError('unauthorized', 'used'));
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    expect(await resolveToken(at('http://127.0.0.1:7777/?token=planted'), st, hist, refuse)).toBe('');
+    expect(m.size).toBe(0);
+    expect(await resolveToken(at('http://127.0.0.1:7777/?code=used'), st, hist, refuse)).toBe('');
+    m.set(TOKEN_KEY, 'kept');
+    expect(await resolveToken(at('http://127.0.0.1:7777/?code=used'), st, hist, refuse)).toBe('kept');
+    expect(await resolveToken(at('http://127.0.0.1:7777/?code=x'), st, hist, vi.fn().mockResolvedValue(''))).toBe('kept');
+    expect(m.get(TOKEN_KEY)).toBe('kept');
+  });
+
+  it('exchangeCode POSTs {code} to /api/exchange without credentials and returns the token', async () => {
+    const fetch = vi.fn().mockResolvedValue(response(200, JSON.stringify({ token: 'tok' })));
+    expect(await exchangeCode('http://127.0.0.1:7777', 'c0de', fetch)).toBe('tok');
+    const [url, init] = fetch.mock.calls[0];
+    expect(url).toBe('http://127.0.0.1:7777/api/exchange');
+    expect(init.method).toBe('POST');
+    expect(init.credentials).toBe('omit');
+    expect(JSON.parse(init.body)).toEqual({ code: 'c0de' });
+    const used = vi.fn().mockResolvedValue(response(401, JSON.stringify({ error: { code: 'unauthorized', message: 'this link was used already' } })));
+    await expect(exchangeCode('http://h', 'c', used)).rejects.toMatchObject({ code: 'unauthorized', message: 'this link was used already' });
+    await expect(exchangeCode('http://h', 'c', vi.fn().mockResolvedValue(response(200, '{}')))).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(exchangeCode('http://h', 'c', vi.fn().mockRejectedValue(new TypeError('down')))).rejects.toMatchObject({ code: 'network' });
+  });
+
+  it('with the token still being exchanged, calls and the event stream wait for it', async () => {
+    let release: (t: string) => void = () => {};
+    const token = new Promise<string>((r) => (release = r));
+    const fetch = vi.fn().mockResolvedValue(response(200, '{"result":1}'));
+    const urls: string[] = [];
+    class FakeWS {
+      onopen = null;
+      onmessage = null;
+      onclose = null;
+      onerror = null;
+      constructor(url: string) {
+        urls.push(url);
+      }
+      close() {}
+    }
+    const t = new HttpTransport({ token, origin: 'http://127.0.0.1:7777', fetch, WebSocket: FakeWS as unknown as typeof WebSocket });
+    const states: string[] = [];
+    t.onConnection((s) => states.push(s));
+    const call = t.call('sessions.list', {});
+    t.on('sessions:changed', () => {});
+    t.on('thread:event', () => {});
+    await Promise.resolve();
+    expect(fetch).not.toHaveBeenCalled();
+    expect(urls).toEqual([]);
+    expect(states).toEqual(['closed', 'connecting']);
+    release('late');
+    expect(await call).toBe(1);
+    expect(fetch.mock.calls[0][1].headers.Authorization).toBe('Bearer late');
+    expect(urls).toEqual(['ws://127.0.0.1:7777/api/events?token=late']);
+    t.close();
   });
 
   it('streams events over a WebSocket with the token, reconnects with backoff and signals the reconnect', async () => {

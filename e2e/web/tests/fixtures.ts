@@ -18,10 +18,12 @@ export const AGENT = 'Test Agent';
 
 /** A running `mnote serve`. */
 export class Serve {
-  url = '';
   token = '';
   origin = '';
   private proc: ChildProcess | null = null;
+  /** Page URLs serve printed and nobody used yet: each carries a one-time code. */
+  private urls: string[] = [];
+  private urlWaiters: Array<(u: string) => void> = [];
   private exited: Promise<number | null> = Promise.resolve(null);
   private logFd = -1;
 
@@ -31,7 +33,11 @@ export class Serve {
     readonly log: string,
   ) {}
 
-  /** Starts `mnote serve` on a free loopback port and reads its URL (the first stdout line). */
+  /**
+   * Starts `mnote serve` on a free loopback port, reads its URL (the first
+   * stdout line) and exchanges that URL's one-time code for the token, as
+   * the page would. serve then prints a fresh URL, for the page (url()).
+   */
   async start(): Promise<void> {
     if (this.proc) throw new Error('serve already running');
     this.logFd = fs.openSync(this.log, 'a');
@@ -54,13 +60,44 @@ export class Serve {
         reject(new Error(`mnote serve exited (${code}) before printing its URL; log: ${this.log}\n${tail(this.log)}`));
       });
     });
-    // Later stdout lines (none expected) go to the log.
-    rl.on('line', (l) => fs.appendFileSync(this.log, `[stdout] ${l}\n`));
+    // Later stdout lines are fresh URLs (one after each use of the last).
+    this.urls = [];
+    this.urlWaiters = [];
+    rl.on('line', (l) => {
+      fs.appendFileSync(this.log, `[stdout] ${l}\n`);
+      const w = this.urlWaiters.shift();
+      if (w) w(l.trim());
+      else this.urls.push(l.trim());
+    });
     const u = new URL(first);
-    this.url = first;
-    this.token = u.searchParams.get('token') ?? '';
     this.origin = u.origin;
-    if (!this.token) throw new Error(`no token in the URL mnote serve printed: ${first}`);
+    const code = u.searchParams.get('code');
+    if (!code || u.searchParams.has('token')) throw new Error(`no one-time code (or a token) in the URL mnote serve printed: ${first}`);
+    const r = await fetch(`${this.origin}/api/exchange`, {
+      method: 'POST',
+      headers: { Origin: this.origin, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    const body = (await r.json()) as { token?: string };
+    if (!r.ok || !body.token) throw new Error(`exchange of the printed code: HTTP ${r.status}`);
+    this.token = body.token;
+  }
+
+  /** A page URL with an unused one-time code (the next one serve printed). */
+  url(): Promise<string> {
+    const u = this.urls.shift();
+    if (u) return Promise.resolve(u);
+    return new Promise((resolve, reject) => {
+      const waiter = (l: string) => {
+        clearTimeout(timer);
+        resolve(l);
+      };
+      const timer = setTimeout(() => {
+        this.urlWaiters = this.urlWaiters.filter((w) => w !== waiter);
+        reject(new Error(`mnote serve printed no fresh URL within 15 s (log: ${this.log})`));
+      }, 15_000);
+      this.urlWaiters.push(waiter);
+    });
   }
 
   /** SIGTERM, then (after 8 s) SIGKILL to its process group. Returns the exit code. */
@@ -166,7 +203,7 @@ export { expect };
 
 /** Opens the page and waits until the app has loaded its agents. */
 export async function openApp(page: Page, serve: Serve): Promise<void> {
-  await page.goto(serve.url);
+  await page.goto(await serve.url());
   await expect(page.getByRole('complementary', { name: 'Sessions' })).toBeVisible();
   // The agent button in the sidebar names the agent once agents.list answered.
   await expect(page.locator('.sidebar button.agent')).not.toContainText('Loading agents');

@@ -1,5 +1,6 @@
-// serve's access rules (app/API.md): the token on every /api request, the
-// WebSocket only from the server's own origin.
+// serve's access rules (app/API.md): the token on every /api request (never
+// in a cookie), the WebSocket only from the server's own origin, one-time
+// codes in the URLs.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, openApp, test, type Serve } from './fixtures';
@@ -14,15 +15,15 @@ test('requests without the token are refused (401)', async ({ serve }) => {
   const ok = await call({ Authorization: `Bearer ${serve.token}` });
   expect(ok.status).toBe(200);
   expect(await ok.json()).toEqual({ result: [] });
-  expect((await call({}, `?token=${encodeURIComponent(serve.token)}`)).status).toBe(200);
 
-  // No token, a wrong one, the cookie only.
+  // No token, a wrong one, the token in the query or a cookie.
   for (const [what, res] of [
     ['no token', await call({})],
     ['wrong bearer token', await call({ Authorization: `Bearer ${serve.token.slice(0, -2)}xx` })],
     ['wrong ?token=', await call({}, '?token=nope')],
+    ['the token as ?token= (only the WebSocket takes it so)', await call({}, `?token=${encodeURIComponent(serve.token)}`)],
     ['empty bearer', await call({ Authorization: 'Bearer ' })],
-    ['the page cookie only', await call({ Cookie: `mnote_token=${serve.token}` })],
+    ['the token in a cookie', await call({ Cookie: `mnote_token=${serve.token}` })],
   ] as const) {
     expect(res.status, what).toBe(401);
     const body = (await res.json()) as { error?: { code?: string } };
@@ -35,8 +36,27 @@ test('requests without the token are refused (401)', async ({ serve }) => {
   expect((await upgrade(serve, '/api/events', {})).status).toBe(401);
   expect((await upgrade(serve, '/api/events?token=wrong', {})).status).toBe(401);
 
-  // The page itself needs the token (or its cookie).
-  expect((await fetch(`${serve.origin}/`)).status).toBe(401);
+  // The page is public build output: no credential needed, no cookie set,
+  // and no other page may frame it.
+  const page = await fetch(`${serve.origin}/`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('set-cookie')).toBeNull();
+  expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+});
+
+test('a one-time code works once, and only from our own origin', async ({ serve }) => {
+  const exchange = (code: string, origin: string) =>
+    fetch(`${serve.origin}/api/exchange`, {
+      method: 'POST',
+      headers: { Origin: origin, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+  const code = new URL(await serve.url()).searchParams.get('code')!;
+  expect((await exchange(code, 'http://127.0.0.1:1')).status).toBe(403);
+  const ok = await exchange(code, serve.origin);
+  expect(ok.status).toBe(200);
+  expect(await ok.json()).toEqual({ token: serve.token });
+  expect((await exchange(code, serve.origin)).status).toBe(401);
 });
 
 test('a WebSocket from a foreign Origin is refused, even with the token', async ({ serve }) => {
@@ -59,7 +79,11 @@ test('a WebSocket from a foreign Origin is refused, even with the token', async 
 
 test("in the browser: the page's own fetch without the token is refused; a foreign page cannot connect", async ({ page, serve }) => {
   await openApp(page, serve);
-  // The page's own fetch without Authorization (its cookie goes along) is refused.
+  // The code is off the URL, the token in sessionStorage, no cookie anywhere.
+  expect(new URL(page.url()).searchParams.has('code')).toBe(false);
+  expect(await page.evaluate(() => sessionStorage.getItem('mnote.token'))).toBe(serve.token);
+  expect(await page.context().cookies()).toEqual([]);
+  // The page's own fetch without Authorization is refused.
   const status = await page.evaluate(async () => {
     const r = await fetch('/api/call', { method: 'POST', body: JSON.stringify({ method: 'sessions.list', args: {} }) });
     return r.status;

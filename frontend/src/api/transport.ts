@@ -120,36 +120,79 @@ export interface LocationLike {
   origin: string;
 }
 
+/** Trades a one-time code for the token. */
+export type CodeExchange = (code: string) => Promise<string>;
+
 /**
- * Takes the token from `?token=` (keeping it in sessionStorage and removing
- * it from the visible URL), or from sessionStorage after a reload.
+ * The token for `mnote serve`. The URL it prints or opens carries a
+ * one-time code, never the token (a launcher's command line is readable in
+ * `ps`, and the token must not sit in a URL): the code is taken off the
+ * visible URL, exchanged once (POST /api/exchange) for the token, which is
+ * kept in sessionStorage — per origin, i.e. per port, unlike a cookie —
+ * for reloads. Without a code, or when it was used already or has expired,
+ * the stored token (if any) is used.
  */
-export function resolveToken(
+export async function resolveToken(
   loc: LocationLike = window.location,
   storage: Pick<Storage, 'getItem' | 'setItem'> | undefined = safeSessionStorage(),
   hist: Pick<History, 'replaceState' | 'state'> | undefined = window.history,
-): string {
+  exchange: CodeExchange = (code) => exchangeCode(loc.origin, code),
+): Promise<string> {
   const url = new URL(loc.href);
-  const fromUrl = url.searchParams.get('token');
-  if (fromUrl) {
-    try {
-      storage?.setItem(TOKEN_KEY, fromUrl);
-    } catch {
-      /* storage may be disabled; the token then lives for this page only */
-    }
-    url.searchParams.delete('token');
+  const code = url.searchParams.get('code');
+  if (code) {
+    // Off the URL first: a reload must not present a used code again.
+    url.searchParams.delete('code');
     try {
       hist?.replaceState(hist.state, '', url.pathname + url.search + url.hash);
     } catch {
       /* not fatal */
     }
-    return fromUrl;
+    let token = '';
+    try {
+      token = await exchange(code);
+    } catch (e) {
+      console.warn('mnote: the one-time code was refused', e);
+    }
+    if (token) {
+      try {
+        storage?.setItem(TOKEN_KEY, token);
+      } catch {
+        /* storage may be disabled; the token then lives for this page only */
+      }
+      return token;
+    }
   }
   try {
     return storage?.getItem(TOKEN_KEY) ?? '';
   } catch {
     return '';
   }
+}
+
+/** POST {code} to `origin`/api/exchange; resolves with the token. */
+export async function exchangeCode(origin: string, code: string, fetchFn: typeof fetch = (i, o) => fetch(i, o)): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetchFn(origin + '/api/exchange', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code }),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch (e) {
+    throw new ApiError('network', 'Cannot reach mnote. Is `mnote serve` still running?', errorText(e));
+  }
+  let body: { token?: unknown; error?: unknown } | undefined;
+  try {
+    body = (await res.json()) as typeof body;
+  } catch {
+    /* handled below */
+  }
+  if (res.ok && typeof body?.token === 'string' && body.token) return body.token;
+  if (body?.error) throw ApiError.from(body.error);
+  throw new ApiError('unauthorized', `mnote refused the one-time code (${res.status}).`);
 }
 
 function safeSessionStorage(): Storage | undefined {
@@ -161,7 +204,8 @@ function safeSessionStorage(): Storage | undefined {
 }
 
 export interface HttpOptions {
-  token: string;
+  /** The token, or its promise (resolveToken); calls and the event stream wait for it. */
+  token: string | Promise<string>;
   /** Origin of `mnote serve`, e.g. "http://127.0.0.1:7777". */
   origin: string;
   fetch?: typeof fetch;
@@ -184,23 +228,39 @@ export class HttpTransport implements Transport {
   private state: ConnectionState = 'closed';
   private readonly fetchFn: typeof fetch;
   private readonly WS: typeof WebSocket | undefined;
+  /** The token once known (null while its promise is pending). */
+  private tokenValue: string | null;
+  private readonly tokenReady: Promise<string>;
+  private waitingForToken = false;
 
   constructor(private readonly opts: HttpOptions) {
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
     this.WS = opts.WebSocket ?? (typeof WebSocket === 'undefined' ? undefined : WebSocket);
+    if (typeof opts.token === 'string') {
+      this.tokenValue = opts.token;
+      this.tokenReady = Promise.resolve(opts.token);
+    } else {
+      this.tokenValue = null;
+      this.tokenReady = opts.token.then(
+        (t) => (this.tokenValue = t),
+        () => (this.tokenValue = ''),
+      );
+    }
   }
 
+  /** The token ('' until it is known). */
   get token(): string {
-    return this.opts.token;
+    return this.tokenValue ?? '';
   }
 
   async call(method: string, args: unknown): Promise<unknown> {
+    const token = this.tokenValue ?? (await this.tokenReady);
     let res: Response;
     try {
       res = await this.fetchFn(this.opts.origin + '/api/call', {
         method: 'POST',
         headers: {
-          Authorization: 'Bearer ' + this.opts.token,
+          Authorization: 'Bearer ' + token,
           'Content-Type': 'application/json',
         },
         body: JSON.stringify({ method, args: args ?? {} }),
@@ -228,7 +288,7 @@ export class HttpTransport implements Transport {
     if (res.status === 401) {
       throw new ApiError(
         'unauthorized',
-        'mnote refused the access token. Open the URL that `mnote serve` printed (it carries ?token=…).',
+        'mnote refused the access token. Open the latest URL that `mnote serve` printed (its one-time code works once).',
         (errObj ? ApiError.from(errObj).message : text.slice(0, 500)) || undefined,
       );
     }
@@ -287,7 +347,7 @@ export class HttpTransport implements Transport {
   eventsURL(): string {
     const u = new URL(this.opts.origin);
     const proto = u.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${proto}//${u.host}/api/events?token=${encodeURIComponent(this.opts.token)}`;
+    return `${proto}//${u.host}/api/events?token=${encodeURIComponent(this.token)}`;
   }
 
   private ensureOpen(): void {
@@ -305,6 +365,17 @@ export class HttpTransport implements Transport {
   private connect(): void {
     if (!this.wantOpen || !this.WS) return;
     this.timer = null;
+    if (this.tokenValue === null) {
+      if (!this.waitingForToken) {
+        this.waitingForToken = true;
+        void this.tokenReady.then(() => {
+          this.waitingForToken = false;
+          this.connect();
+        });
+      }
+      this.setState('connecting');
+      return;
+    }
     this.setState('connecting');
     let ws: WebSocket;
     try {
@@ -400,6 +471,7 @@ async function browserCopy(text: string): Promise<void> {
 export function pickTransport(w: Window = window): Transport {
   const bridge = w.go?.app?.Bridge;
   if (bridge && typeof bridge.Call === 'function') return new WailsTransport(bridge, w.runtime);
-  const token = resolveToken(w.location, safeSessionStorage(), w.history);
-  return new HttpTransport({ token, origin: w.location.origin });
+  const origin = w.location.origin;
+  const token = resolveToken(w.location, safeSessionStorage(), w.history, (code) => exchangeCode(origin, code));
+  return new HttpTransport({ token, origin });
 }

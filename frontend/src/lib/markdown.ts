@@ -34,33 +34,61 @@ export function setMarkdownOptions(o: Partial<MarkdownOptions>): void {
 }
 
 // ---- URL rules ---------------------------------------------------------------
+//
+// A URL is judged by what the browser will make of it, not by its text:
+// it is resolved against the page with the URL parser the browser uses
+// (`/\host`, `\\host` and `//host` are other hosts; tabs and newlines
+// vanish, so `java\tscript:` is javascript:). Images are written back in
+// that resolved form, so what was checked is what loads.
 
-const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
-const CONTROL = /[\u0000-\u0020\u007f-\u009f]/g;
+/** src resolved against the page; null when it does not parse. */
+function resolve(src: string): URL | null {
+  try {
+    return new URL(src, window.location.href);
+  } catch {
+    return null;
+  }
+}
 
-/** http(s), mailto and relative links only. */
+/** The page's own scheme and host (this also holds for the window's custom scheme, whose origin is "null"). */
+function sameOrigin(u: URL): boolean {
+  const page = new URL(window.location.href);
+  return u.protocol === page.protocol && u.host === page.host && u.host !== '';
+}
+
+function isWeb(u: URL): boolean {
+  return u.protocol === 'http:' || u.protocol === 'https:';
+}
+
+/** http(s), mailto and links within the page's origin only. */
 export function isSafeHref(href: string): boolean {
-  const s = href.replace(CONTROL, '');
-  const m = SCHEME.exec(s);
-  if (!m) return true; // relative: no scheme
-  const scheme = m[1].toLowerCase();
-  return scheme === 'http' || scheme === 'https' || scheme === 'mailto';
+  const u = resolve(href);
+  return u !== null && (isWeb(u) || u.protocol === 'mailto:' || sameOrigin(u));
 }
 
 const DATA_IMAGE = /^data:image\/(png|jpe?g|gif|webp|avif);base64,[a-z0-9+/=\s]+$/i;
 
-/** data:image (raster), relative, and http(s) when remote images are on. */
-export function isSafeImageSrc(src: string): boolean {
+/**
+ * The URL an image may load from, or null: data:image (raster), the page's
+ * own origin, and any http(s) URL when remote images are on.
+ */
+export function safeImageSrc(src: string): string | null {
   const s = src.trim();
-  if (DATA_IMAGE.test(s)) return true;
-  const m = SCHEME.exec(s.replace(CONTROL, ''));
-  if (!m) return !s.startsWith('//') || options.remoteImages; // protocol-relative is remote
-  const scheme = m[1].toLowerCase();
-  return options.remoteImages && (scheme === 'http' || scheme === 'https');
+  if (DATA_IMAGE.test(s)) return s;
+  const u = resolve(s);
+  if (!u) return null;
+  if (sameOrigin(u) || (isWeb(u) && options.remoteImages)) return u.href;
+  return null;
 }
 
-function isRemote(src: string): boolean {
-  return /^(https?:)?\/\//i.test(src.trim());
+export function isSafeImageSrc(src: string): boolean {
+  return safeImageSrc(src) !== null;
+}
+
+/** An http(s) image from another origin: shown as a link when not loaded. */
+function remoteURL(src: string): URL | null {
+  const u = resolve(src.trim());
+  return u && isWeb(u) && !sameOrigin(u) ? u : null;
 }
 
 // ---- marked ------------------------------------------------------------------
@@ -155,9 +183,11 @@ const md = new Marked({
     image({ href, title, text }: Tokens.Image): string {
       const alt = escapeHtml(text || '');
       const t = title ? ` title="${escapeHtml(title)}"` : '';
-      if (isSafeImageSrc(href)) return `<img src="${escapeHtml(href)}" alt="${alt}"${t}>`;
-      if (isRemote(href) && isSafeHref(href)) {
-        return `<a href="${escapeHtml(href)}" class="md-remote-image"${t}>image: ${alt || escapeHtml(href)}</a>`;
+      const src = safeImageSrc(href);
+      if (src !== null) return `<img src="${escapeHtml(src)}" alt="${alt}"${t}>`;
+      const remote = remoteURL(href);
+      if (remote) {
+        return `<a href="${escapeHtml(remote.href)}" class="md-remote-image"${t}>image: ${alt || escapeHtml(remote.href)}</a>`;
       }
       return alt;
     },
@@ -215,8 +245,10 @@ function getPurifier(): Purifier {
         break;
       }
       case 'IMG': {
-        const src = el.getAttribute('src');
-        if (src !== null && !isSafeImageSrc(src)) el.removeAttribute('src');
+        const raw = el.getAttribute('src');
+        const src = raw === null ? null : safeImageSrc(raw);
+        if (src === null) el.removeAttribute('src');
+        else el.setAttribute('src', src);
         el.setAttribute('loading', 'lazy');
         el.setAttribute('referrerpolicy', 'no-referrer');
         break;
