@@ -10,6 +10,8 @@ import (
 	"mnote/acp"
 	"mnote/acp/runtimes"
 	"mnote/store"
+	"mnote/store/sqlitedb"
+	"mnote/workspace"
 )
 
 // Error codes (API.md, "Errors").
@@ -28,6 +30,13 @@ const (
 	// CodeUnauthorized is only answered by `mnote serve`, to a request
 	// without the token.
 	CodeUnauthorized = "unauthorized"
+	// CodeUnavailable: a service mnote needs (the sync control plane)
+	// cannot be reached, failed (5xx) or asked to wait (429); trying
+	// again later may work.
+	CodeUnavailable = "unavailable"
+	// CodeSyncAuth: the control plane refused the sync token (not
+	// `mnote serve`'s own token: that is CodeUnauthorized).
+	CodeSyncAuth = "sync_auth"
 )
 
 // Error is every failure the bridge reports. In the window the rejected
@@ -78,6 +87,7 @@ func errorFrom(what string, err error) *Error {
 	}
 	e := &Error{Code: CodeInternal, Message: msg, cause: err}
 	var ee *acp.ExitError
+	var refused *workspace.RefusedError
 	switch {
 	case errors.Is(err, acp.ErrAuthRequired):
 		e.Code = CodeNeedsAuth
@@ -93,8 +103,14 @@ func errorFrom(what string, err error) *Error {
 		}
 	case errors.Is(err, runtimes.ErrNotInstalled), errors.Is(err, runtimes.ErrNoCommand):
 		e.Code = CodeAgentMissing
-	case errors.Is(err, store.ErrSessionBusy):
+	case errors.Is(err, store.ErrSessionBusy), sqlitedb.IsBusy(err):
+		// SQLITE_BUSY/LOCKED by its code (another process holds the
+		// database past the busy timeout): try again.
 		e.Code = CodeBusy
+	case errors.As(err, &refused), errors.Is(err, fs.ErrInvalid):
+		// A path refused by the workspace's confinement (outside, mnote's
+		// own data, a kernel file system, a FIFO...): the caller's.
+		e.Code = CodeBadRequest
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		e.Code = CodeNotFound
 	}

@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"mnote/app/export"
 	"mnote/cloudsync"
+	"mnote/controlplane/api"
 	"mnote/store"
 	"mnote/thread"
 )
@@ -24,7 +27,7 @@ func (s *Services) openSync() {
 	sy, err := cloudsync.Open(cloudsync.Options{
 		Paths: s.paths, Logger: s.log, Sessions: s.ix,
 		TitleFilter: func(t string) string {
-			if r, err := export.RedactorFor(s.paths, ""); err == nil {
+			if r, err := export.TitleRedactor(s.paths); err == nil {
 				return r.String(t)
 			}
 			return ""
@@ -55,6 +58,48 @@ func (s *Services) enqueueSync(row *store.SessionRow, removedID string) {
 	}
 }
 
+// syncError classifies a failure of sync or shares. The control plane's
+// answers keep their meaning: 401/403 is CodeSyncAuth (the sync token,
+// not `mnote serve`'s), 5xx, 429 and a control plane that cannot be
+// reached are CodeUnavailable, 404 is not_found, other 4xx bad_request;
+// sync off or not set up and a bad URL are bad_request; anything else
+// (the outbox, a file) goes through errorFrom. The message carries the
+// next step (cloudsync adds it: "check the URL in Settings", "set a new
+// token in Settings").
+func syncError(what string, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var (
+		ae *api.Error
+		ue *url.Error
+	)
+	code := ""
+	switch {
+	case errors.As(err, &ae):
+		switch {
+		case ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden:
+			code = CodeSyncAuth
+		case ae.Status == http.StatusTooManyRequests || ae.Status >= 500:
+			code = CodeUnavailable
+		case ae.Status == http.StatusNotFound:
+			code = CodeNotFound
+		default:
+			code = CodeBadRequest
+		}
+	case errors.Is(err, cloudsync.ErrRateLimited), errors.As(err, &ue):
+		code = CodeUnavailable
+	case errors.Is(err, cloudsync.ErrDisabled), errors.Is(err, cloudsync.ErrNotConfigured), errors.Is(err, cloudsync.ErrBadURL):
+		code = CodeBadRequest
+	default:
+		return errorFrom(what, err)
+	}
+	if what != "" {
+		return newError(code, "%s: %w", what, err)
+	}
+	return newError(code, "%w", err)
+}
+
 func (s *Services) syncer() (*cloudsync.Syncer, *Error) {
 	if s.sync == nil {
 		msg := "sync is unavailable"
@@ -73,7 +118,7 @@ func (s *Services) syncStatus(ctx context.Context, _ struct{}) (any, *Error) {
 	}
 	st, err := sy.Status(ctx)
 	if err != nil {
-		return nil, errorFrom("sync status", err)
+		return nil, syncError("sync status", err)
 	}
 	return st, nil
 }
@@ -90,7 +135,7 @@ func (s *Services) syncConfigure(ctx context.Context, a syncConfigArgs) (any, *E
 		return nil, e
 	}
 	if err := sy.Configure(ctx, a.URL, a.Token, a.AllowTitles); err != nil {
-		return nil, newError(CodeBadRequest, "%w", err)
+		return nil, syncError("", err)
 	}
 	return s.syncStatus(ctx, struct{}{})
 }
@@ -111,7 +156,7 @@ func (s *Services) syncEnable(ctx context.Context, a enableArgs) (any, *Error) {
 		err = sy.Disable()
 	}
 	if err != nil {
-		return nil, newError(CodeBadRequest, "%w", err)
+		return nil, syncError("", err)
 	}
 	return s.syncStatus(ctx, struct{}{})
 }
@@ -126,7 +171,7 @@ func (s *Services) syncAllowTitles(ctx context.Context, a allowTitlesArgs) (any,
 		return nil, e
 	}
 	if err := sy.SetAllowTitles(ctx, a.Allow); err != nil {
-		return nil, errorFrom("sync titles", err)
+		return nil, syncError("sync titles", err)
 	}
 	return s.syncStatus(ctx, struct{}{})
 }
@@ -137,7 +182,7 @@ func (s *Services) syncNow(ctx context.Context, _ struct{}) (any, *Error) {
 		return nil, e
 	}
 	if err := sy.SyncNow(ctx); err != nil {
-		return nil, newError(CodeBadRequest, "%w", err)
+		return nil, syncError("", err)
 	}
 	return s.syncStatus(ctx, struct{}{})
 }
@@ -149,7 +194,7 @@ func (s *Services) syncRemoveMyData(ctx context.Context, _ struct{}) (any, *Erro
 	}
 	r, err := sy.RemoveMyData(ctx)
 	if err != nil {
-		return nil, newError(CodeBadRequest, "%w", err)
+		return nil, syncError("", err)
 	}
 	return r, nil
 }
@@ -159,7 +204,8 @@ func (s *Services) syncRemoveMyData(ctx context.Context, _ struct{}) (any, *Erro
 type exportArgs struct {
 	ID              string `json:"id"`
 	Format          string `json:"format"`
-	Redact          *bool  `json:"redact"` // default: on for md and html, off for jsonl
+	Redact          *bool  `json:"redact"`       // default: on for md and html, off for jsonl
+	RedactEmails    *bool  `json:"redactEmails"` // with redact; default off
 	IncludeThoughts bool   `json:"includeThoughts"`
 	IncludeToolIO   bool   `json:"includeToolIO"`
 }
@@ -187,7 +233,7 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 		redact = *a.Redact
 	}
 	var buf bytes.Buffer
-	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.IncludeThoughts, a.IncludeToolIO); e != nil {
+	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.RedactEmails, a.IncludeThoughts, a.IncludeToolIO); e != nil {
 		return nil, e
 	}
 	out := Exported{Filename: "mnote-" + a.ID + "." + a.Format, Mime: mime}
@@ -210,18 +256,18 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 
 // export writes one session: the transcript itself for jsonl (redacted
 // line by line when asked), else the thread rendered.
-func (s *Services) export(ctx context.Context, w *bytes.Buffer, id, format string, redact, thoughts, toolIO bool) *Error {
+func (s *Services) export(ctx context.Context, w *bytes.Buffer, id, format string, redact bool, emails *bool, thoughts, toolIO bool) *Error {
 	sess, snap, e := s.exportSource(ctx, id)
 	if e != nil {
 		return e
 	}
-	o := export.Options{Redact: redact, IncludeThoughts: thoughts, IncludeToolIO: toolIO}
+	o := export.Options{Redact: redact, RedactEmails: emails, IncludeThoughts: thoughts, IncludeToolIO: toolIO}
 	if redact {
 		r, err := export.RedactorFor(s.paths, sess.Workspace)
 		if err != nil {
 			return newError(CodeBadRequest, "%w", err)
 		}
-		o.Redactor = r
+		o.Redactor = r.WithEmails(emails != nil && *emails)
 	}
 	var err error
 	switch format {
@@ -272,6 +318,7 @@ type publishArgs struct {
 	ExpiresInDays   int    `json:"expiresInDays"` // 0: until revoked
 	IncludeThoughts bool   `json:"includeThoughts"`
 	IncludeToolIO   bool   `json:"includeToolIO"`
+	RedactEmails    *bool  `json:"redactEmails"` // default on
 }
 
 func (s *Services) sharesPublish(ctx context.Context, a publishArgs) (any, *Error) {
@@ -294,7 +341,8 @@ func (s *Services) sharesPublish(ctx context.Context, a publishArgs) (any, *Erro
 		return nil, newError(CodeBadRequest, "%w", err)
 	}
 	// A share is always redacted.
-	shot, err := export.Share(sess, snap, export.Options{Redact: true, Redactor: r, IncludeThoughts: a.IncludeThoughts, IncludeToolIO: a.IncludeToolIO})
+	shot, err := export.Share(sess, snap, export.Options{Redact: true, Redactor: r, RedactEmails: a.RedactEmails,
+		IncludeThoughts: a.IncludeThoughts, IncludeToolIO: a.IncludeToolIO})
 	if err != nil {
 		return nil, errorFrom("prepare the share", err)
 	}
@@ -308,7 +356,7 @@ func (s *Services) sharesPublish(ctx context.Context, a publishArgs) (any, *Erro
 	}
 	sh, err := sy.Publish(ctx, shot, cloudsync.MetaFromRow(row), expires)
 	if err != nil {
-		return nil, newError(CodeBadRequest, "publish: %w", err)
+		return nil, syncError("", err)
 	}
 	return sh, nil
 }
@@ -320,7 +368,7 @@ func (s *Services) sharesList(ctx context.Context, _ struct{}) (any, *Error) {
 	}
 	list, err := sy.Shares(ctx)
 	if err != nil {
-		return nil, newError(CodeBadRequest, "%w", err)
+		return nil, syncError("", err)
 	}
 	return list, nil
 }
@@ -334,7 +382,7 @@ func (s *Services) sharesRevoke(ctx context.Context, a idArgs) (any, *Error) {
 		return nil, badRequest("which share?")
 	}
 	if err := sy.Unshare(ctx, a.ID); err != nil {
-		return nil, newError(CodeBadRequest, "%w", err)
+		return nil, syncError("", err)
 	}
 	return nil, nil
 }

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bytes"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -97,4 +98,50 @@ func TestSyncSharesAndExports(t *testing.T) {
 	if e := h.call("sessions.export", map[string]any{"id": sum.ID, "format": "pdf"}, nil); codeOf(e) != app.CodeBadRequest {
 		t.Fatalf("pdf: %v", e)
 	}
+}
+
+// Sync and share failures carry the control plane's meaning, not all
+// bad_request (which `mnote serve` made a 400 even for a network error):
+// a refused token is sync_auth, a failing, busy or unreachable control
+// plane unavailable, an unknown share not_found, and a bad setup
+// bad_request; each message says what to do next.
+func TestSyncErrorCodes(t *testing.T) {
+	t.Parallel()
+	cp := cloudsynctest.New(t)
+	token := cp.AddUser("ann")
+	h := newHarness(t)
+	want := func(method string, args any, code, next string) {
+		t.Helper()
+		e := h.call(method, args, nil)
+		if e == nil || e.Code != code || !strings.Contains(e.Message, next) {
+			t.Fatalf("%s: %+v; want %s saying %q", method, e, code, next)
+		}
+	}
+	want("sync.now", struct{}{}, app.CodeBadRequest, "turn it on")
+	want("sync.configure", map[string]any{"url": "ftp://cp.example", "token": token}, app.CodeBadRequest, "https://")
+
+	h.mustCall("sync.configure", map[string]any{"url": cp.URL, "token": token}, nil)
+	h.mustCall("sync.enable", map[string]any{"on": true}, nil)
+	h.mustCall("shares.list", struct{}{}, nil)
+
+	cp.Inject(cloudsynctest.Fault{Method: "GET", PathPrefix: "/v1/shares", Status: 401})
+	want("shares.list", struct{}{}, app.CodeSyncAuth, "set a new one in Settings")
+	cp.Inject(cloudsynctest.Fault{Method: "GET", PathPrefix: "/v1/shares", Status: 503})
+	want("shares.list", struct{}{}, app.CodeUnavailable, "try again later")
+	cp.Inject(cloudsynctest.Fault{Method: "GET", PathPrefix: "/v1/shares", Status: 429, RetryAfter: 7})
+	want("shares.list", struct{}{}, app.CodeUnavailable, "try again in 7s")
+	want("shares.revoke", map[string]any{"id": "shr_missing"}, app.CodeNotFound, "no such")
+
+	// A control plane that does not answer: a loopback port nobody
+	// listens on.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	h.create("test") // a record to send
+	h.mustCall("sync.configure", map[string]any{"url": dead, "token": token}, nil)
+	want("shares.list", struct{}{}, app.CodeUnavailable, "check the URL in Settings")
+	want("sync.now", struct{}{}, app.CodeUnavailable, "check the URL in Settings")
 }

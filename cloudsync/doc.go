@@ -14,12 +14,16 @@
 // # What is sent
 //
 // A record (api.SessionRecord) is built from SessionMeta, which holds only
-// ids, runtime, the workspace path (sent as its SHA-256, never as a
-// path), times, status, counts and the title; MetaFromRow fills it from
-// the index's session row. The title is sent only when the user allows
-// titles, with the workspace and home paths taken out. Message text,
-// thoughts, tool input and output and file contents have no place in
-// either type.
+// ids, runtime, the workspace path (sent as WorkspaceID, an HMAC-SHA256
+// keyed with a random salt of this user's, never as a path: without the
+// salt a guessed path cannot be confirmed), times, status, counts and the
+// title; MetaFromRow fills it from the index's session row. The title is
+// sent only when the user allows titles, with the workspace and home
+// paths taken out. Message text, thoughts, tool input and output and file
+// contents have no place in either type. A record is normalized with
+// api.SessionRecord.Normalize, the control plane's own normalization (no
+// NUL, control characters or invalid UTF-8; lengths cut), so what is
+// sent is what is stored, on SQLite and PostgreSQL alike.
 //
 // # Outbox
 //
@@ -32,12 +36,20 @@
 // overwrites a newer one, and a 409 stale answer means the change is
 // superseded (done). Network errors, 5xx, 401 and 429 are retried with
 // exponential backoff and jitter (Backoff), 429 no sooner than its
-// Retry-After; other 4xx answers drop the record and show the error.
+// Retry-After. Other 4xx answers (400, 404, 413 …: retrying cannot help)
+// park the record: it leaves the queue with the refusal, the records after
+// it go on in the same pass, and Status lists it (Parked, ParkedRecords)
+// until the session changes again (the new change replaces it) or the URL
+// or token changes (it waits again: another server may take it). One bad
+// record never stalls the others. Failures to reach the control plane
+// carry the user's next step (a new token, the URL in Settings).
 //
 // # Settings
 //
-// sync.json (URL, enabled, allow titles) and sync-token (the bearer token
-// alone) sit beside config.json, both mode 0600 in a 0700 folder; the
+// sync.json (URL, enabled, allow titles), sync-token (the bearer token
+// alone) and sync-salt (the workspace id salt, made once sync is first
+// used, never replaced) sit beside config.json, all mode 0600 in a 0700
+// folder; the
 // MNOTE_SYNC_TOKEN environment variable overrides the token file. The
 // token is never logged, never part of an error and never given to
 // agents.

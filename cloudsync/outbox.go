@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the database/sql driver
 
@@ -28,6 +29,11 @@ import (
 //	sent:   per session, the version and content hash the control plane
 //	        acknowledged, so an unchanged record is not sent again and a
 //	        new version is always above the last one.
+//	parked: per session, a change the control plane refused in a way no
+//	        retry fixes (a 4xx other than 401/403/408/409/429): kept with
+//	        the refusal, out of the way of the others, until the session
+//	        changes again or the URL or token changes (another server
+//	        may take it).
 //	state:  last sync, last error, failures and the retry times.
 const outboxSchema = `
 CREATE TABLE IF NOT EXISTS outbox (
@@ -45,6 +51,15 @@ CREATE TABLE IF NOT EXISTS sent (
     session_id TEXT PRIMARY KEY,
     version    INTEGER NOT NULL,
     hash       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS parked (
+    session_id TEXT PRIMARY KEY,
+    op         TEXT NOT NULL,
+    version    INTEGER NOT NULL,
+    payload    BLOB NOT NULL,
+    hash       TEXT NOT NULL,
+    error      TEXT NOT NULL,              -- the control plane's refusal
+    parked_ms  INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS state (
     key   TEXT PRIMARY KEY,
@@ -130,13 +145,22 @@ func (o *outbox) put(ctx context.Context, rec api.SessionRecord, updatedMs, nowM
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("sync outbox: %w", err)
 	}
+	var parkOp, parkHash string
+	var parkV int64
+	err = tx.QueryRowContext(ctx, `SELECT op, version, hash FROM parked WHERE session_id = ?`, rec.ID).Scan(&parkOp, &parkV, &parkHash)
+	hasPark := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("sync outbox: %w", err)
+	}
 	switch {
 	case hasPend && pendOp == opPut && pendHash == hash:
 		return false, nil // the same change is waiting
+	case !hasPend && hasPark && parkOp == opPut && parkHash == hash:
+		return false, nil // the same change was refused: sending it again cannot help
 	case !hasPend && hasSent && sentHash == hash:
 		return false, nil // the control plane has it
 	}
-	rec.Version = max(updatedMs, sentV+1, pendV+1, 1)
+	rec.Version = max(updatedMs, sentV+1, pendV+1, parkV+1, 1)
 	payload, err := json.Marshal(rec)
 	if err != nil {
 		return false, fmt.Errorf("sync outbox: encode record: %w", err)
@@ -145,6 +169,10 @@ func (o *outbox) put(ctx context.Context, rec api.SessionRecord, updatedMs, nowM
 		ON CONFLICT (session_id) DO UPDATE SET op = excluded.op, version = excluded.version, payload = excluded.payload,
 		hash = excluded.hash, enqueued_ms = excluded.enqueued_ms, attempts = 0, last_error = ''`,
 		rec.ID, opPut, rec.Version, payload, hash, nowMs); err != nil {
+		return false, fmt.Errorf("sync outbox: %w", err)
+	}
+	// A new change replaces a refused one.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM parked WHERE session_id = ?`, rec.ID); err != nil {
 		return false, fmt.Errorf("sync outbox: %w", err)
 	}
 	return true, tx.Commit()
@@ -158,12 +186,16 @@ func (o *outbox) del(ctx context.Context, id string, nowMs int64) (bool, error) 
 		return false, fmt.Errorf("sync outbox: %w", err)
 	}
 	defer tx.Rollback()
+	// A refused change of a deleted session has nothing left to say.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM parked WHERE session_id = ?`, id); err != nil {
+		return false, fmt.Errorf("sync outbox: %w", err)
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM outbox WHERE session_id = ?) + (SELECT count(*) FROM sent WHERE session_id = ?)`, id, id).Scan(&n); err != nil {
 		return false, fmt.Errorf("sync outbox: %w", err)
 	}
 	if n == 0 {
-		return false, nil
+		return false, tx.Commit()
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (session_id, op, version, payload, hash, enqueued_ms) VALUES (?, ?, 0, x'', '', ?)
 		ON CONFLICT (session_id) DO UPDATE SET op = excluded.op, payload = excluded.payload, hash = '',
@@ -240,13 +272,64 @@ func (o *outbox) failed(ctx context.Context, it item, msg string) error {
 	return nil
 }
 
-// drop removes a row the control plane will never take (it said so).
-func (o *outbox) drop(ctx context.Context, it item) error {
-	_, err := o.db.ExecContext(ctx, `DELETE FROM outbox WHERE session_id = ? AND version = ? AND op = ?`, it.SessionID, it.Version, it.Op)
+// park moves a row the control plane refused for good (it said so) out
+// of the outbox into parked, with the refusal, so that the rows after it
+// go on. A newer change queued meanwhile stays queued.
+func (o *outbox) park(ctx context.Context, it item, msg string, nowMs int64) error {
+	tx, err := o.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sync outbox: %w", err)
 	}
-	return nil
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM outbox WHERE session_id = ? AND version = ? AND op = ? AND hash = ?`, it.SessionID, it.Version, it.Op, it.Hash)
+	if err != nil {
+		return fmt.Errorf("sync outbox: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // replaced by a newer change: that one is sent next
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO parked (session_id, op, version, payload, hash, error, parked_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET op = excluded.op, version = excluded.version, payload = excluded.payload,
+		hash = excluded.hash, error = excluded.error, parked_ms = excluded.parked_ms`,
+		it.SessionID, it.Op, it.Version, it.Payload, it.Hash, msg, nowMs); err != nil {
+		return fmt.Errorf("sync outbox: %w", err)
+	}
+	return tx.Commit()
+}
+
+// Parked is a change the control plane refused for good: it is kept,
+// out of the way of the others, until the session changes again or the
+// URL or token changes.
+type Parked struct {
+	SessionID string    `json:"sessionId"`
+	Op        string    `json:"op"` // put or delete
+	Error     string    `json:"error"`
+	ParkedAt  time.Time `json:"parkedAt"`
+}
+
+// parkedRows returns up to limit parked rows, newest first, and how many
+// there are.
+func (o *outbox) parkedRows(ctx context.Context, limit int) ([]Parked, int, error) {
+	var n int
+	if err := o.db.QueryRowContext(ctx, `SELECT count(*) FROM parked`).Scan(&n); err != nil {
+		return nil, 0, fmt.Errorf("sync outbox: %w", err)
+	}
+	rows, err := o.db.QueryContext(ctx, `SELECT session_id, op, error, parked_ms FROM parked ORDER BY parked_ms DESC, session_id LIMIT ?`, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sync outbox: %w", err)
+	}
+	defer rows.Close()
+	var out []Parked
+	for rows.Next() {
+		var p Parked
+		var ms int64
+		if err := rows.Scan(&p.SessionID, &p.Op, &p.Error, &ms); err != nil {
+			return nil, 0, fmt.Errorf("sync outbox: %w", err)
+		}
+		p.ParkedAt = time.UnixMilli(ms)
+		out = append(out, p)
+	}
+	return out, n, rows.Err()
 }
 
 // pending counts the waiting rows.
@@ -259,9 +342,13 @@ func (o *outbox) pending(ctx context.Context) (int, error) {
 }
 
 // forget forgets what was sent and the retry state (another control plane
-// or account has none of it); waiting rows stay, for the new one.
+// or account has none of it); waiting rows stay, for the new one, and
+// parked rows wait again (the new one may take them).
 func (o *outbox) forget(ctx context.Context) error {
-	_, err := o.db.ExecContext(ctx, `DELETE FROM sent; DELETE FROM state;`)
+	_, err := o.db.ExecContext(ctx, `INSERT INTO outbox (session_id, op, version, payload, hash, enqueued_ms)
+		SELECT session_id, op, version, payload, hash, parked_ms FROM parked WHERE true
+		ON CONFLICT (session_id) DO NOTHING;
+		DELETE FROM parked; DELETE FROM sent; DELETE FROM state;`)
 	if err != nil {
 		return fmt.Errorf("sync outbox: %w", err)
 	}
@@ -270,7 +357,7 @@ func (o *outbox) forget(ctx context.Context) error {
 
 // clear forgets everything: waiting rows, what was sent, the state.
 func (o *outbox) clear(ctx context.Context) error {
-	_, err := o.db.ExecContext(ctx, `DELETE FROM outbox; DELETE FROM sent; DELETE FROM state;`)
+	_, err := o.db.ExecContext(ctx, `DELETE FROM outbox; DELETE FROM parked; DELETE FROM sent; DELETE FROM state;`)
 	if err != nil {
 		return fmt.Errorf("sync outbox: %w", err)
 	}

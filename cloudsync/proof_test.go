@@ -21,6 +21,7 @@ import (
 	"mnote/acp/acptest"
 	"mnote/cloudsync"
 	"mnote/cloudsync/cloudsynctest"
+	"mnote/internal/testenv"
 )
 
 // newCanary is a string that appears nowhere by chance.
@@ -140,10 +141,10 @@ func TestCanaryNeverSent(t *testing.T) {
 func TestSyncOffOpensNoConnection(t *testing.T) {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
-		t.Skip("unshare (util-linux) is not installed; this proof needs a network namespace")
+		testenv.SkipOrFail(t, "unshare (util-linux) is not installed; this proof needs a network namespace")
 	}
 	if out, err := exec.Command(unshare, "-rn", "true").CombinedOutput(); err != nil {
-		t.Skipf("unshare -rn does not work here (%v: %s); this proof needs user and network namespaces", err, bytes.TrimSpace(out))
+		testenv.SkipOrFail(t, fmt.Sprintf("unshare -rn does not work here (%v: %s); this proof needs user and network namespaces", err, bytes.TrimSpace(out)))
 	}
 	agent := acptest.TestAgent(t) // built here: the child has no network
 	cmd := exec.CommandContext(t.Context(), unshare, "-rn", os.Args[0], "-test.run=^TestSyncOffChild$", "-test.v", "-test.count=1")

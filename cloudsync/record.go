@@ -1,6 +1,7 @@
 package cloudsync
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 type SessionMeta struct {
 	ID        string
 	Runtime   string
-	Workspace string // the local folder: only its SHA-256 is sent
+	Workspace string // the local folder: only its salted hash is sent (WorkspaceID)
 	Title     string // sent only when titles are allowed
 	Status    string // the store's status (running, ready, exited, failed, needs_auth, new, deleted)
 	CreatedMs int64
@@ -44,14 +45,18 @@ const (
 	maxRuntimeBytes = 64
 )
 
-// WorkspaceID is the id a workspace is synced under: the hex SHA-256 of
-// its cleaned absolute path. The path itself is never sent.
-func WorkspaceID(path string) string {
+// WorkspaceID is the id a workspace is synced under: the hex
+// HMAC-SHA256 of its cleaned absolute path keyed with salt, this user's
+// random workspace salt (the sync-salt file). The path itself is never
+// sent, and without the salt nobody can confirm a guessed path from the
+// id (a plain hash of "/home/alice/notes" would say yes or no).
+func WorkspaceID(salt []byte, path string) string {
 	if path == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(filepath.Clean(path)))
-	return hex.EncodeToString(sum[:])
+	mac := hmac.New(sha256.New, salt)
+	mac.Write([]byte(filepath.Clean(path)))
+	return hex.EncodeToString(mac.Sum(nil))
 }
 
 // validID reports whether id is a record id the control plane takes.
@@ -68,18 +73,22 @@ func validID(id string) bool {
 	return true
 }
 
-// record builds the record for m, without a version. The title is kept
-// only when allowTitles, with the workspace and home folder paths taken
-// out of it (filter, when set, redacts it further); the runtime is a
-// label (anything that looks like a path or command becomes "custom").
-func (m SessionMeta) record(allowTitles bool, filter func(string) string) (api.SessionRecord, error) {
+// record builds the record for m, without a version, its workspace id
+// keyed with salt. The title is kept only when allowTitles, with the
+// workspace and home folder paths taken out of it (filter, when set,
+// redacts it further); the runtime is a label (anything that looks like a
+// path or command becomes "custom"). The result is normalized as the
+// control plane normalizes what it receives (api.SessionRecord.Normalize:
+// no NUL, control characters or invalid UTF-8), so what is sent is what
+// is stored.
+func (m SessionMeta) record(salt []byte, allowTitles bool, filter func(string) string) (api.SessionRecord, error) {
 	if !validID(m.ID) {
 		return api.SessionRecord{}, fmt.Errorf("session id %q cannot be synced: 1–64 characters of letters, digits, _ and - are needed", m.ID)
 	}
 	rec := api.SessionRecord{
 		ID:          m.ID,
 		Runtime:     runtimeLabel(m.Runtime),
-		WorkspaceID: WorkspaceID(m.Workspace),
+		WorkspaceID: WorkspaceID(salt, m.Workspace),
 		Status:      wireStatus(m.Status),
 		CreatedAt:   msTime(m.CreatedMs, m.UpdatedMs),
 		UpdatedAt:   msTime(m.UpdatedMs, m.CreatedMs),
@@ -90,7 +99,7 @@ func (m SessionMeta) record(allowTitles bool, filter func(string) string) (api.S
 	if allowTitles {
 		rec.Title = cleanTitle(m.Title, m.Workspace, filter)
 	}
-	return rec, nil
+	return rec.Normalize(), nil
 }
 
 func msTime(ms, fallback int64) time.Time {

@@ -39,7 +39,8 @@ func TestRecordFromRow(t *testing.T) {
 		Turns: 3, Messages: 6, ToolCalls: 4, Updates: 99, LastStopReason: "end_turn",
 		TranscriptPath: "/home/jane/.local/share/mnote/transcripts/x.jsonl", TranscriptBytes: 1234}
 	m := MetaFromRow(row)
-	rec, err := m.record(false, nil)
+	salt := []byte("0123456789abcdef0123456789abcdef")
+	rec, err := m.record(salt, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,25 +51,31 @@ func TestRecordFromRow(t *testing.T) {
 	if strings.Join(keys, ",") != "createdAt,id,messages,runtime,status,toolCalls,turns,updatedAt,version,workspaceId" {
 		t.Errorf("record fields %v", keys)
 	}
+	// The workspace id is keyed with the salt: not the plain hash of the
+	// path (which anyone guessing the path could confirm), different
+	// under another salt, the same for the same salt and path.
 	sum := sha256.Sum256([]byte(ws))
-	if rec.WorkspaceID != hex.EncodeToString(sum[:]) || strings.Contains(string(b), "/") {
+	if rec.WorkspaceID == hex.EncodeToString(sum[:]) || len(rec.WorkspaceID) != 64 || strings.Contains(string(b), "/") {
 		t.Errorf("record %s", b)
+	}
+	if WorkspaceID(salt, ws+"/") != rec.WorkspaceID || WorkspaceID([]byte("another salt"), ws) == rec.WorkspaceID {
+		t.Errorf("workspace id not a function of (salt, cleaned path)")
 	}
 	if rec.Status != "running" || rec.Turns != 3 || rec.Messages != 6 || rec.ToolCalls != 4 ||
 		!rec.CreatedAt.Equal(time.UnixMilli(1_700_000_000_000)) || !rec.UpdatedAt.Equal(time.UnixMilli(1_700_000_360_000)) {
 		t.Errorf("record %+v", rec)
 	}
 	// Titles only when allowed, with local paths taken out.
-	rec, _ = m.record(true, nil)
+	rec, _ = m.record(salt, true, nil)
 	if rec.Title != "Fix plan.md and ~/x" {
 		t.Errorf("title %q", rec.Title)
 	}
-	rec, _ = m.record(true, func(s string) string { return strings.ReplaceAll(s, "Fix", "[x]") })
+	rec, _ = m.record(salt, true, func(s string) string { return strings.ReplaceAll(s, "Fix", "[x]") })
 	if rec.Title != "[x] plan.md and ~/x" {
 		t.Errorf("filtered title %q", rec.Title)
 	}
 	m.Title = strings.Repeat("é", 500)
-	if rec, _ = m.record(true, nil); len([]rune(rec.Title)) != maxTitleRunes {
+	if rec, _ = m.record(salt, true, nil); len([]rune(rec.Title)) != maxTitleRunes {
 		t.Errorf("long title kept %d runes", len([]rune(rec.Title)))
 	}
 	for status, want := range map[string]string{"running": "running", "failed": "error", "needs_auth": "error", "deleted": "ended", "exited": "idle", "ready": "idle", "new": "idle", "": "idle"} {
@@ -82,7 +89,7 @@ func TestRecordFromRow(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"", "a/b", "../x", strings.Repeat("a", 65), "id with space"} {
-		if _, err := (SessionMeta{ID: id}).record(false, nil); err == nil {
+		if _, err := (SessionMeta{ID: id}).record(nil, false, nil); err == nil {
 			t.Errorf("id %q accepted", id)
 		}
 	}

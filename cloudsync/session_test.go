@@ -12,10 +12,12 @@ import (
 
 	"mnote/acp"
 	"mnote/acp/acptest"
+	"mnote/app"
 	"mnote/app/chat"
 	"mnote/cloudsync"
 	"mnote/store"
 	"mnote/thread"
+	"mnote/workspace"
 )
 
 // machine is mnote's data on one machine: the store's paths and index, a
@@ -78,7 +80,14 @@ func (m *machine) session(ctx context.Context, prompts ...string) string {
 		t.Fatal(err)
 	}
 	defer a.Stop()
-	if _, err := s.Bind(ctx, a, chat.BindOptions{Runtime: "test-agent", Cwd: m.ws}); err != nil {
+	// The agent's fs/* requests are served as the app serves them: the
+	// workspace's confined file system, recorded in the transcript.
+	ws, err := workspace.Open(m.ws, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := s.Bind(ctx, a, chat.BindOptions{Runtime: "test-agent", Cwd: m.ws, FS: app.SessionFS(ws, s)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range prompts {

@@ -1,6 +1,8 @@
 package cloudsync
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mnote/internal/atomicfile"
 	"mnote/store"
 )
 
@@ -18,6 +21,7 @@ import (
 const (
 	settingsFileName = "sync.json"  // Settings, mode 0600
 	tokenFileName    = "sync-token" // the bearer token alone, mode 0600
+	saltFileName     = "sync-salt"  // the workspace id salt (hex), mode 0600
 )
 
 // TokenEnv, when set, is the sync token instead of the token file (for
@@ -39,12 +43,42 @@ type Settings struct {
 
 // files are where the settings and the token are kept.
 type files struct {
-	settings, token string
+	settings, token, salt string
 }
 
 func filesFor(p store.Paths) files {
 	dir := filepath.Dir(p.ConfigFile)
-	return files{settings: filepath.Join(dir, settingsFileName), token: filepath.Join(dir, tokenFileName)}
+	return files{settings: filepath.Join(dir, settingsFileName), token: filepath.Join(dir, tokenFileName),
+		salt: filepath.Join(dir, saltFileName)}
+}
+
+// saltBytes is the size of the workspace id salt.
+const saltBytes = 32
+
+// loadSalt returns this user's workspace id salt (WorkspaceID), making
+// it the first time: 32 random bytes, hex, in a 0600 file. It never
+// replaces a salt that exists (two processes making one at once agree on
+// the first), so workspace ids stay the same across runs.
+func (f files) loadSalt() ([]byte, error) {
+	if salt, err := readSalt(f.salt); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return salt, err
+	}
+	if err := createPrivate(f.salt, []byte(hex.EncodeToString(randBytes(saltBytes))+"\n")); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("sync: save the workspace salt: %w", err)
+	}
+	return readSalt(f.salt)
+}
+
+func readSalt(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sync: workspace salt: %w", err)
+	}
+	salt, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(salt) < 16 {
+		return nil, fmt.Errorf("sync: workspace salt %s is damaged (want %d hex bytes); delete it to make a new one (synced workspaces then get new ids)", path, saltBytes)
+	}
+	return salt, nil
 }
 
 // load reads the settings and the token. Missing files are the defaults
@@ -98,6 +132,24 @@ func (f files) saveToken(token string) error {
 	return nil
 }
 
+// createPrivate writes data to path, made with mode 0600 in a folder made
+// 0700, only if path does not exist yet (fs.ErrExist then): the file is
+// written aside and linked into place, so nobody reads half of it.
+func createPrivate(path string, data []byte) error {
+	tmp := path + ".new-" + hex.EncodeToString(randBytes(6))
+	if err := writePrivate(tmp, data); err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	return os.Link(tmp, path)
+}
+
+func randBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
 // writePrivate writes data to path atomically (a temporary file renamed
 // over it) with mode 0600, in a folder made 0700.
 func writePrivate(path string, data []byte) error {
@@ -108,28 +160,18 @@ func writePrivate(path string, data []byte) error {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, 0o600)
 }
+
+// ErrBadURL is matched (errors.Is) by every refusal of CheckURL.
+var ErrBadURL = errors.New("invalid control plane URL")
+
+type urlError struct{ msg string }
+
+func (e *urlError) Error() string        { return e.msg }
+func (e *urlError) Is(target error) bool { return target == ErrBadURL }
+
+func badURL(format string, a ...any) error { return &urlError{fmt.Sprintf(format, a...)} }
 
 // CheckURL validates a control plane URL: http or https with a host, no
 // credentials, query or fragment; plain http only to a loopback host
@@ -138,19 +180,19 @@ func writePrivate(path string, data []byte) error {
 func CheckURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return "", fmt.Errorf("control plane URL %q: %w", raw, err)
+		return "", badURL("control plane URL %q: %v", raw, err)
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("control plane URL %q: must start with https://", raw)
+		return "", badURL("control plane URL %q: must start with https://", raw)
 	case u.Host == "":
-		return "", fmt.Errorf("control plane URL %q has no host", raw)
+		return "", badURL("control plane URL %q has no host", raw)
 	case u.User != nil:
-		return "", fmt.Errorf("control plane URL must not hold a user or password; give the token with --token-stdin")
+		return "", badURL("control plane URL must not hold a user or password; give the token with --token-stdin")
 	case u.RawQuery != "" || u.Fragment != "":
-		return "", fmt.Errorf("control plane URL %q must not have a query or fragment", raw)
+		return "", badURL("control plane URL %q must not have a query or fragment", raw)
 	case u.Scheme == "http" && !isLoopback(u.Hostname()):
-		return "", fmt.Errorf("control plane URL %q: plain http is only allowed to this machine (localhost); use https://", raw)
+		return "", badURL("control plane URL %q: plain http is only allowed to this machine (localhost); use https://", raw)
 	}
 	return strings.TrimSuffix(u.String(), "/"), nil
 }

@@ -58,15 +58,15 @@ func (s *Syncer) Publish(ctx context.Context, snap api.ShareSnapshot, meta Sessi
 		switch {
 		case res.canceled:
 			return api.Share{}, ctx.Err()
-		case res.dropped != "":
-			return api.Share{}, fmt.Errorf("publish a share: the session's record was refused: %s", res.dropped)
+		case res.parked != nil:
+			return api.Share{}, fmt.Errorf("publish a share: the session's record was refused: %w", res.parked)
 		case res.err != nil:
 			return api.Share{}, fmt.Errorf("publish a share: send the session's record: %w", res.err)
 		}
 	}
 	sh, err := c.CreateShare(ctx, req)
 	if err != nil {
-		return api.Share{}, fmt.Errorf("publish a share: %w", err)
+		return api.Share{}, fmt.Errorf("publish a share: %w", explain(err))
 	}
 	return sh, nil
 }
@@ -80,7 +80,11 @@ func (s *Syncer) Shares(ctx context.Context) ([]api.Share, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.ListShares(ctx)
+	list, err := c.ListShares(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list shares: %w", explain(err))
+	}
+	return list, nil
 }
 
 // Unshare revokes a share by its id.
@@ -92,7 +96,7 @@ func (s *Syncer) Unshare(ctx context.Context, id string) error {
 		return err
 	}
 	if err := c.DeleteShare(ctx, id); err != nil {
-		return fmt.Errorf("revoke share %s: %w", id, err)
+		return fmt.Errorf("revoke share %s: %w", id, explain(err))
 	}
 	return nil
 }

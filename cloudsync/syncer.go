@@ -24,6 +24,9 @@ var (
 	ErrDisabled = errors.New("sync is off; turn it on in Settings (or with 'mnote sync on')")
 	// ErrNotConfigured: no control plane URL or token yet.
 	ErrNotConfigured = errors.New("sync is not set up; give the control plane's URL and your token in Settings (or with 'mnote sync set --url URL --token-stdin')")
+	// ErrRateLimited: the control plane's Retry-After has not passed yet
+	// (errors.Is matches the error SyncNow returns then).
+	ErrRateLimited = errors.New("the control plane asked to wait (rate limited)")
 )
 
 // SessionLister lists the local sessions (a *store.Index), for sending
@@ -66,11 +69,20 @@ type Status struct {
 	AllowTitles bool      `json:"allowTitles"`
 	LastSync    time.Time `json:"lastSync,omitzero"` // the last time a record was acknowledged
 	Pending     int       `json:"pending"`           // records waiting to be sent
-	LastError   string    `json:"lastError,omitempty"`
+	// Parked counts the records the control plane refused for good (a
+	// 400, say); ParkedRecords are the newest of them (up to
+	// maxParkedShown), each with the refusal. They wait until their
+	// session changes again or the URL or token changes.
+	Parked        int      `json:"parked"`
+	ParkedRecords []Parked `json:"parkedRecords,omitempty"`
+	LastError     string   `json:"lastError,omitempty"`
 	// NextAttempt is when the worker tries again after failures or a
 	// rate limit (zero: as soon as there is something to send).
 	NextAttempt time.Time `json:"nextAttempt,omitzero"`
 }
+
+// maxParkedShown is how many parked records Status lists.
+const maxParkedShown = 20
 
 // Syncer is the desktop side of sync: settings, the outbox and the worker
 // that empties it. It is safe for concurrent use.
@@ -91,6 +103,7 @@ type Syncer struct {
 	mu       sync.Mutex
 	settings Settings
 	token    string
+	salt     []byte // the workspace id salt, read when first needed
 	ob       *outbox
 	w        *worker
 	closed   bool
@@ -346,11 +359,16 @@ func (s *Syncer) Backfill(ctx context.Context) error {
 func (s *Syncer) Enqueue(ctx context.Context, m SessionMeta) error {
 	s.mu.Lock()
 	enabled, allow, ob, w := s.settings.Enabled, s.settings.AllowTitles, s.ob, s.w
-	s.mu.Unlock()
 	if !enabled || ob == nil {
+		s.mu.Unlock()
 		return nil
 	}
-	rec, err := m.record(allow, s.opt.TitleFilter)
+	salt, err := s.saltLocked()
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	rec, err := m.record(salt, allow, s.opt.TitleFilter)
 	if err != nil {
 		return err
 	}
@@ -362,6 +380,19 @@ func (s *Syncer) Enqueue(ctx context.Context, m SessionMeta) error {
 		w.wake()
 	}
 	return nil
+}
+
+// saltLocked is the workspace id salt, made on first use (only once sync
+// is on: while it is off nothing is written).
+func (s *Syncer) saltLocked() ([]byte, error) {
+	if s.salt == nil {
+		salt, err := s.files.loadSalt()
+		if err != nil {
+			return nil, err
+		}
+		s.salt = salt
+	}
+	return s.salt, nil
 }
 
 // EnqueueDelete queues the deletion of a session's record (the session
@@ -432,6 +463,9 @@ func (s *Syncer) Status(ctx context.Context) (Status, error) {
 	if st.Pending, err = ob.pending(ctx); err != nil {
 		return st, err
 	}
+	if st.ParkedRecords, st.Parked, err = ob.parkedRows(ctx, maxParkedShown); err != nil {
+		return st, err
+	}
 	kv, err := ob.getState(ctx)
 	if err != nil {
 		return st, err
@@ -471,11 +505,11 @@ func (s *Syncer) RemoveMyData(ctx context.Context) (Removed, error) {
 	}
 	shares, err := c.ListShares(ctx)
 	if err != nil {
-		return done, fmt.Errorf("remove my data: list shares: %w", err)
+		return done, fmt.Errorf("remove my data: list shares: %w", explain(err))
 	}
 	for _, sh := range shares {
 		if err := c.DeleteShare(ctx, sh.ID); err != nil && !api.IsNotFound(err) {
-			return done, fmt.Errorf("remove my data: delete share %s: %w", sh.ID, err)
+			return done, fmt.Errorf("remove my data: delete share %s: %w", sh.ID, explain(err))
 		}
 		done.Shares++
 	}
@@ -483,7 +517,7 @@ func (s *Syncer) RemoveMyData(ctx context.Context) (Removed, error) {
 	for {
 		page, err := c.ListSessions(ctx, 1000, "")
 		if err != nil {
-			return done, fmt.Errorf("remove my data: list sessions: %w", err)
+			return done, fmt.Errorf("remove my data: list sessions: %w", explain(err))
 		}
 		if len(page.Sessions) == 0 {
 			break
@@ -494,7 +528,7 @@ func (s *Syncer) RemoveMyData(ctx context.Context) (Removed, error) {
 				continue
 			}
 			if err := c.DeleteSession(ctx, rec.ID); err != nil && !api.IsNotFound(err) {
-				return done, fmt.Errorf("remove my data: delete session %s: %w", rec.ID, err)
+				return done, fmt.Errorf("remove my data: delete session %s: %w", rec.ID, explain(err))
 			}
 			deleted[rec.ID], progress = true, true
 			done.Sessions++
@@ -524,7 +558,8 @@ func (s *Syncer) Me(ctx context.Context) (api.Me, error) {
 	if err != nil {
 		return api.Me{}, err
 	}
-	return c.Me(ctx)
+	me, err := c.Me(ctx)
+	return me, explain(err)
 }
 
 // hostOf is the host of a URL, for logs (never the token).

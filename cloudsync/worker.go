@@ -148,6 +148,8 @@ func (s *Syncer) nextWait(ctx context.Context) (time.Duration, bool) {
 // rateLimitedError is returned by a pass during the server's Retry-After.
 type rateLimitedError struct{ until time.Time }
 
+func (e *rateLimitedError) Is(target error) bool { return target == ErrRateLimited }
+
 func (e *rateLimitedError) Error() string {
 	return fmt.Sprintf("the control plane asked to wait (rate limited) until %s", e.until.Local().Format("15:04:05"))
 }
@@ -157,8 +159,10 @@ const batch = 64
 
 // pass sends what waits in the outbox. Without force it does nothing
 // during the backoff after failures; nothing is sent during a rate limit.
-// The first failure that leaves records waiting ends the pass and is
-// returned.
+// The first failure that leaves records waiting (network, 5xx, 401, 429 …)
+// ends the pass and is returned. A record refused for good is parked
+// (Status.ParkedRecords, and the last error) and the pass goes on with the
+// others: one bad record never holds the rest back.
 func (s *Syncer) pass(ctx context.Context, force bool) error {
 	s.mu.Lock()
 	ob := s.ob
@@ -182,7 +186,7 @@ func (s *Syncer) pass(ctx context.Context, force bool) error {
 		return nil
 	}
 	failures := int(stateInt(kv, stFailures))
-	var dropErr string
+	var parkErr string
 	seen := map[string]bool{} // each change once a pass, whatever happens
 	for {
 		items, err := ob.next(ctx, batch)
@@ -206,9 +210,9 @@ func (s *Syncer) pass(ctx context.Context, force bool) error {
 			switch {
 			case res.canceled:
 				return ctx.Err()
-			case res.dropped != "":
-				dropErr = res.dropped
-				s.log.Warn("sync: the control plane refused a record; it is dropped", "session", it.SessionID, "err", res.dropped)
+			case res.parked != nil:
+				parkErr = res.parked.Error()
+				s.log.Warn("sync: the control plane refused a record; it is parked and the others go on", "session", it.SessionID, "err", res.parked)
 			case res.err != nil:
 				ob.failed(ctx, it, res.err.Error())
 				return s.failed(ctx, ob, failures+1, res.retryAfter, res.err)
@@ -216,7 +220,7 @@ func (s *Syncer) pass(ctx context.Context, force bool) error {
 				sent = true
 			}
 		}
-		kv := map[string]string{stFailures: "0", stRetryAt: "0", stRateLimitEnd: "0", stLastError: dropErr}
+		kv := map[string]string{stFailures: "0", stRetryAt: "0", stRateLimitEnd: "0", stLastError: shownError(parkErr)}
 		if sent {
 			kv[stLastSync] = msString(s.now())
 		}
@@ -225,9 +229,6 @@ func (s *Syncer) pass(ctx context.Context, force bool) error {
 		}
 		failures = 0
 	}
-	if dropErr != "" {
-		return errors.New(dropErr)
-	}
 	return nil
 }
 
@@ -235,7 +236,7 @@ func (s *Syncer) pass(ctx context.Context, force bool) error {
 func (s *Syncer) failed(ctx context.Context, ob *outbox, n int, retryAfter time.Duration, cause error) error {
 	now := s.now()
 	delay := s.opt.Backoff.Delay(n, s.rand())
-	kv := map[string]string{stFailures: strconv.Itoa(n), stLastError: cause.Error()}
+	kv := map[string]string{stFailures: strconv.Itoa(n), stLastError: shownError(cause.Error())}
 	if retryAfter > 0 {
 		kv[stRateLimitEnd] = msString(now.Add(retryAfter))
 		delay = max(delay, retryAfter)
@@ -252,7 +253,7 @@ func (s *Syncer) failed(ctx context.Context, ob *outbox, n int, retryAfter time.
 type sendResult struct {
 	err        error         // a failure to retry later
 	retryAfter time.Duration // the server's Retry-After with err
-	dropped    string        // the server will never take it: why
+	parked     error         // the server will never take it: why (the row is parked)
 	canceled   bool          // sync was turned off meanwhile
 }
 
@@ -263,9 +264,11 @@ func (s *Syncer) send(ctx context.Context, c *api.Client, ob *outbox, it item) s
 	case opPut:
 		var rec api.SessionRecord
 		if err := json.Unmarshal(it.Payload, &rec); err != nil {
-			ob.drop(ctx, it)
-			return sendResult{dropped: fmt.Sprintf("session %s: the queued record is unreadable: %v", it.SessionID, err)}
+			return s.park(ctx, ob, it, fmt.Errorf("session %s: the queued record is unreadable: %w", it.SessionID, err))
 		}
+		// Queued by an older mnote, it may hold what the control plane
+		// cannot store: normalize as it does.
+		rec = rec.Normalize()
 		var got api.SessionRecord
 		got, err = c.PutSession(ctx, rec)
 		if err == nil {
@@ -277,15 +280,14 @@ func (s *Syncer) send(ctx context.Context, c *api.Client, ob *outbox, it item) s
 			return s.record(ob.done(ctx, it, 0, ""))
 		}
 	default:
-		ob.drop(ctx, it)
-		return sendResult{dropped: fmt.Sprintf("session %s: unknown outbox operation %q", it.SessionID, it.Op)}
+		return s.park(ctx, ob, it, fmt.Errorf("session %s: unknown outbox operation %q", it.SessionID, it.Op))
 	}
 	if ctx.Err() != nil {
 		return sendResult{canceled: true}
 	}
 	var ae *api.Error
 	if !errors.As(err, &ae) {
-		return sendResult{err: fmt.Errorf("cannot reach the control plane: %w", err)} // network: retry
+		return sendResult{err: explain(err)} // network: retry
 	}
 	switch {
 	case ae.Status == http.StatusConflict && ae.Session != nil:
@@ -293,19 +295,30 @@ func (s *Syncer) send(ctx context.Context, c *api.Client, ob *outbox, it item) s
 		// superseded. Later changes get a version above it.
 		return s.record(ob.done(ctx, it, ae.Session.Version, recordHash(*ae.Session)))
 	case ae.Status == http.StatusTooManyRequests:
-		return sendResult{err: ae, retryAfter: max(ae.RetryAfter, time.Second)}
+		return sendResult{err: explain(ae), retryAfter: max(ae.RetryAfter, time.Second)}
 	case ae.Status >= 500, ae.Status == http.StatusUnauthorized, ae.Status == http.StatusForbidden,
 		ae.Status == http.StatusRequestTimeout, ae.Status == http.StatusConflict:
-		if ae.Status == http.StatusUnauthorized {
-			return sendResult{err: fmt.Errorf("%w; give a new token in Settings (or with 'mnote sync set --url URL --token-stdin')", ae)}
-		}
-		return sendResult{err: ae}
-	default: // 400, 404 (the id is another account's), 413, …
-		if err := ob.drop(ctx, it); err != nil {
-			return sendResult{err: err}
-		}
-		return sendResult{dropped: fmt.Sprintf("session %s: %v", it.SessionID, ae)}
+		return sendResult{err: explain(ae)}
+	default: // 400, 404 (the id is another account's), 413, …: retrying cannot help
+		return s.park(ctx, ob, it, fmt.Errorf("session %s: %w", it.SessionID, ae))
 	}
+}
+
+// maxShownError bounds an error kept for Status.
+const maxShownError = 1024
+
+// shownError is an error message as kept for Status (and printed by
+// `mnote sync status`): it holds the control plane's own words, so a
+// hostile or broken server could send anything — control characters
+// (terminal escapes) are taken out and the length is cut.
+func shownError(msg string) string { return api.CleanText(msg, maxShownError) }
+
+// park parks a row the control plane will never take, with why.
+func (s *Syncer) park(ctx context.Context, ob *outbox, it item, why error) sendResult {
+	if err := ob.park(ctx, it, shownError(why.Error()), s.now().UnixMilli()); err != nil {
+		return sendResult{err: err}
+	}
+	return sendResult{parked: why}
 }
 
 func (s *Syncer) record(err error) sendResult {

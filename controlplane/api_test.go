@@ -62,7 +62,7 @@ func TestUnauthorized(t *testing.T) {
 		}
 		_, err := (&api.Client{BaseURL: h.srv.URL, Token: revoked}).Me(ctx)
 		wantCode(t, err, 401, api.CodeUnauthorized)
-	})
+	}, func(c *controlplane.Config) { c.FailedAuthPerMinute = -1 }) // 72 bad tokens: TestFailedAuthRateLimit
 }
 
 // Bodies over the limits are 413, with or without a Content-Length, and

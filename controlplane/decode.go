@@ -23,10 +23,8 @@ const (
 
 // Field limits (well inside maxSessionBody).
 const (
-	maxIDLen      = 64
-	maxRuntimeLen = 128
-	maxTitleLen   = 1024
-	maxHashLen    = 128
+	maxIDLen   = 64
+	maxHashLen = 128
 )
 
 // Times outside this range are refused: they are mistakes, and the stores
@@ -148,16 +146,17 @@ func decodeSession(body []byte, pathID string) (api.SessionRecord, error) {
 		ID: pathID, Version: in.Version, Runtime: in.Runtime, WorkspaceID: in.WorkspaceID,
 		Title: in.Title, Status: in.Status, Turns: in.Turns, Messages: in.Messages, ToolCalls: in.ToolCalls,
 	}
+	// The same normalization as the client's: NUL, control characters
+	// and lone surrogates (which PostgreSQL refuses) are taken out, long
+	// text is cut. The client has done it already, so what it hashed is
+	// what is stored.
+	rec = rec.Normalize()
 	var err error
 	switch {
 	case in.Version <= 0:
 		return rec, badRequest("field \"version\" must be an integer > 0")
-	case len(in.Runtime) > maxRuntimeLen:
-		return rec, badRequest("field \"runtime\" is longer than %d bytes", maxRuntimeLen)
 	case len(in.WorkspaceID) > maxHashLen || !isHex(in.WorkspaceID):
 		return rec, badRequest("field \"workspaceId\" must be a hex hash of at most %d digits (never a path)", maxHashLen)
-	case len(in.Title) > maxTitleLen:
-		return rec, badRequest("field \"title\" is longer than %d bytes", maxTitleLen)
 	case !validStatus(in.Status):
 		return rec, badRequest("field \"status\" must be one of idle, running, error, ended (got %q)", in.Status)
 	case in.Turns < 0, in.Messages < 0, in.ToolCalls < 0:

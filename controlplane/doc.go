@@ -22,6 +22,14 @@
 // UPDATE … WHERE same user AND lower version), so concurrent writers
 // cannot interleave.
 //
+// Free text (title, runtime) is normalized with api.SessionRecord.Normalize,
+// the client's own normalization: NUL and other control characters are
+// removed, invalid UTF-8 (a lone surrogate) becomes U+FFFD, lengths are
+// cut. PostgreSQL refuses NUL where SQLite takes it; this way both stores
+// keep the same record, and a value a store still refuses (PostgreSQL's
+// data exceptions, SQLSTATE class 22) is a 400 naming the problem, never
+// a 500 the client would retry for ever.
+//
 // # Shares
 //
 // A share is a snapshot the client has already redacted; the server keeps
@@ -52,6 +60,11 @@
 // JSON is decoded strictly: one value, no unknown fields, field names in
 // the 400 messages. Each token has a token-bucket rate limit (429 with
 // Retry-After) kept per server process: N servers allow up to N times the
-// rate. The access log (log/slog) names the route pattern, status, size,
+// rate. Requests with a missing or bad token are limited per client
+// address (IPv6 by /64; Config.FailedAuthPerMinute, 30 a minute by
+// default): beyond it they get 429 with Retry-After instead of 401. Only
+// failures count and a good token is never refused by it, so a hostile
+// page sending junk tokens from the user's machine cannot lock the user
+// out (and a 256-bit token cannot be guessed at any rate). The access log (log/slog) names the route pattern, status, size,
 // duration and user id — never a token, a share token, a query or a body.
 package controlplane

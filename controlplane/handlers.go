@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"mnote/controlplane/api"
 )
@@ -276,18 +275,7 @@ func copiedSession(sh StoredShare, now time.Time) (api.SessionRecord, error) {
 			rec.ToolCalls++
 		}
 	}
-	rec.Runtime = truncate(rec.Runtime, maxRuntimeLen)
-	rec.Title = truncate(rec.Title, maxTitleLen)
-	return rec, nil
-}
-
-// truncate cuts s to at most n bytes without splitting a character.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	// The snapshot's text is the client's and may hold anything JSON
+	// can (a NUL, say): the same normalization as a PUT.
+	return rec.Normalize(), nil
 }

@@ -34,16 +34,7 @@ var sharedPG struct {
 
 // requirePostgres skips t when PostgreSQL is not installed, or fails it
 // when MNOTE_REQUIRE_POSTGRES=1 (make test sets it).
-func requirePostgres(t testing.TB) {
-	t.Helper()
-	if pgtest.Available() {
-		return
-	}
-	if os.Getenv("MNOTE_REQUIRE_POSTGRES") == "1" {
-		t.Fatalf("MNOTE_REQUIRE_POSTGRES=1 but %v", pgtest.ErrNotInstalled)
-	}
-	t.Skipf("skipping the PostgreSQL half: %v (set MNOTE_REQUIRE_POSTGRES=1 to make this a failure)", pgtest.ErrNotInstalled)
-}
+func requirePostgres(t testing.TB) { t.Helper(); pgtest.Require(t) }
 
 // newPostgresDB returns the URL of a new, empty database on the shared
 // server.

@@ -2,13 +2,16 @@ package controlplane
 
 import (
 	"math"
+	"net"
+	"net/netip"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// limiter is a token bucket per bearer token. It lives in one server
+// limiter is a token bucket per key: a bearer token's id (Config.RatePerSecond),
+// or a client address for failed authentications (clientNet). It lives in one server
 // process: with N servers behind a load balancer a token can make up to N
 // times the rate.
 type limiter struct {
@@ -72,4 +75,36 @@ func (l *limiter) sweep(now time.Time) {
 			delete(l.buckets, k)
 		}
 	}
+}
+
+// newFailedAuthLimiter is the limiter of failed authentications per
+// client address (Config.FailedAuthPerMinute).
+func newFailedAuthLimiter(perMinute int) *limiter {
+	switch {
+	case perMinute < 0:
+		return nil
+	case perMinute == 0:
+		perMinute = DefaultFailedAuthPerMinute
+	}
+	return newLimiter(float64(perMinute)/60, perMinute)
+}
+
+// clientNet is the key of a request's client for the failed
+// authentication limit: its IPv4 address, or its IPv6 /64 (one host has
+// a whole /64 to pick addresses from).
+func clientNet(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap().WithZone("")
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }

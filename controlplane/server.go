@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"mnote/controlplane/api"
 )
 
@@ -26,8 +28,14 @@ type Config struct {
 	// The limit is per server process.
 	RatePerSecond float64
 	Burst         int
-	Logger        *slog.Logger     // nil: slog.Default()
-	Now           func() time.Time // nil: time.Now (tests move the clock)
+	// FailedAuthPerMinute limits the requests with a missing or bad token
+	// per client address (an IPv6 address by its /64): a bucket of that
+	// many, refilled at that many a minute; beyond it they answer 429
+	// with Retry-After instead of 401. A good token is never refused by
+	// it. 0: DefaultFailedAuthPerMinute; < 0: no limit.
+	FailedAuthPerMinute int
+	Logger              *slog.Logger     // nil: slog.Default()
+	Now                 func() time.Time // nil: time.Now (tests move the clock)
 }
 
 // Server is the control plane's HTTP API and share pages. It keeps no
@@ -38,8 +46,12 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	limit   *limiter
+	badAuth *limiter // per client address, failed authentications only
 	mux     *http.ServeMux
 }
+
+// DefaultFailedAuthPerMinute is Config.FailedAuthPerMinute's default.
+const DefaultFailedAuthPerMinute = 30
 
 // NewServer returns the server for cfg.
 func NewServer(cfg Config) *Server {
@@ -49,6 +61,7 @@ func NewServer(cfg Config) *Server {
 		log:     cfg.Logger,
 		now:     cfg.Now,
 		limit:   newLimiter(cfg.RatePerSecond, cfg.Burst),
+		badAuth: newFailedAuthLimiter(cfg.FailedAuthPerMinute),
 		mux:     http.NewServeMux(),
 	}
 	if s.log == nil {
@@ -191,21 +204,36 @@ func (s *Server) api(h apiHandler) http.HandlerFunc {
 		info := infoOf(r)
 		w.Header().Set("Cache-Control", "no-store")
 		p, err := s.authenticate(r)
+		if errors.Is(err, errUnauthorized) {
+			// Only failures count, so a hostile page or neighbour sending
+			// junk tokens from the user's address cannot lock the user's
+			// good token out; guessing a 256-bit token is hopeless anyway,
+			// and this keeps scanners slow and the log short.
+			if ok, wait := s.badAuth.allow(clientNet(r.RemoteAddr), s.now()); !ok {
+				tooMany(w, wait, "too many requests with a missing or invalid token from this address")
+				return
+			}
+		}
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
 		info.user = p.ID
 		if ok, wait := s.limit.allow(p.TokenID, s.now()); !ok {
-			secs := max(1, int(math.Ceil(wait.Seconds())))
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			writeError(w, &httpError{http.StatusTooManyRequests, api.CodeRateLimited, fmt.Sprintf("too many requests for this token; retry in %d s", secs)})
+			tooMany(w, wait, "too many requests for this token")
 			return
 		}
 		if err := h(w, r, p); err != nil {
 			s.fail(w, r, err)
 		}
 	}
+}
+
+// tooMany answers 429 with Retry-After (whole seconds, at least 1).
+func tooMany(w http.ResponseWriter, wait time.Duration, why string) {
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	writeError(w, &httpError{http.StatusTooManyRequests, api.CodeRateLimited, fmt.Sprintf("%s; retry in %d s", why, secs)})
 }
 
 var errUnauthorized = &httpError{http.StatusUnauthorized, api.CodeUnauthorized, "a valid bearer token is required (Authorization: Bearer <token>; `mnote-controlplane user add NAME` makes one)"}
@@ -245,6 +273,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		})
 	case errors.Is(err, ErrNotFound):
 		writeError(w, notFound("resource"))
+	case isDataError(err):
+		// Input the decoder let through and the store still refuses:
+		// retrying cannot help, so it is the client's 400, not a 500
+		// that would be retried for ever.
+		s.log.Warn("store refused the data", "route", r.Pattern, "err", err)
+		writeError(w, &httpError{http.StatusBadRequest, api.CodeBadRequest,
+			fmt.Sprintf("the store cannot keep a value of this request (%s); change it and send it again", dataErrorText(err))})
 	case r.Context().Err() != nil:
 		// The client went away; nobody reads the answer.
 		s.log.Debug("request cancelled", "route", r.Pattern, "err", err)
@@ -253,6 +288,24 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("store failure", "route", r.Pattern, "err", err)
 		writeError(w, &httpError{http.StatusInternalServerError, api.CodeInternal, "the store failed; nothing was saved; try again later"})
 	}
+}
+
+// isDataError reports whether err is PostgreSQL refusing a value (SQLSTATE
+// class 22, data exception: invalid byte sequence, value too long, out of
+// range …), which no retry fixes.
+func isDataError(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && strings.HasPrefix(pe.Code, "22")
+}
+
+// dataErrorText is the store's own words for a data error (they name the
+// problem, not the data).
+func dataErrorText(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return "invalid value"
 }
 
 func writeError(w http.ResponseWriter, e *httpError) {

@@ -24,7 +24,7 @@ Opt-in sync of session metadata (ids, agent, counts, times, status and,
 if allowed, titles; never messages, tool input/output or file contents)
 to a control plane, and read-only share links.
 
-  status                 show whether sync is on, pending records, last sync and error
+  status                 show whether sync is on, pending and refused records, last sync and error
   set --url URL --token-stdin [--allow-titles]
                          set the control plane and token (read from stdin); checks them
   on                     turn sync on and send every session's record
@@ -86,7 +86,7 @@ func (e *env) runSync(args []string) int {
 func (e *env) withSyncer(fn func(s *cloudsync.Syncer, st *sessionStore) int) int {
 	return e.withStore(func(st *sessionStore) int {
 		opts := cloudsync.Options{Paths: e.paths, Logger: e.log, Sessions: st.ix, Manual: true}
-		if r, err := e.redactor(""); err == nil {
+		if r, err := export.TitleRedactor(e.paths); err == nil {
 			opts.TitleFilter = r.String
 		} else {
 			return e.fail(exitUsage, err)
@@ -142,6 +142,15 @@ func (e *env) printStatus(st cloudsync.Status) {
 	}
 	if st.LastError != "" {
 		fmt.Fprintf(e.stdout, "Last error:    %s\n", st.LastError)
+	}
+	if st.Parked > 0 {
+		fmt.Fprintf(e.stdout, "Refused:       %d (kept; sent again when the session changes, or the URL or token does)\n", st.Parked)
+		for _, p := range st.ParkedRecords {
+			fmt.Fprintf(e.stdout, "  %s %s  %s\n", p.ParkedAt.Local().Format("2006-01-02 15:04:05"), p.SessionID, p.Error)
+		}
+		if n := st.Parked - len(st.ParkedRecords); n > 0 {
+			fmt.Fprintf(e.stdout, "  … and %d more\n", n)
+		}
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package cloudsynctest runs a real control plane (package controlplane on
-// a SQLite file) for tests of the sync client, behind a TCP proxy on
+// a SQLite file, or on any store with NewOn) for tests of the sync client, behind a TCP proxy on
 // loopback that records every byte clients send and counts connections,
 // with faults that can be injected per request (an error status, a
 // Retry-After, a request that hangs until the client gives up).
@@ -66,7 +66,14 @@ type Fault struct {
 // New starts a control plane on a fresh SQLite file, and its proxy.
 func New(t testing.TB) *Server {
 	t.Helper()
-	st, err := controlplane.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "cp.db"))
+	return NewOn(t, "sqlite:"+filepath.Join(t.TempDir(), "cp.db"))
+}
+
+// NewOn starts a control plane on the store at db (controlplane.Open's
+// URL: a PostgreSQL database from pgtest, say), and its proxy.
+func NewOn(t testing.TB, db string) *Server {
+	t.Helper()
+	st, err := controlplane.Open(context.Background(), db)
 	if err != nil {
 		t.Fatalf("open the control plane store: %v", err)
 	}

@@ -17,5 +17,8 @@
 // serve speaks plain HTTP: put it behind a TLS-terminating proxy and give
 // --base-url (the public https URL) so share links point there. It stops
 // gracefully on SIGINT or SIGTERM. The rate limit is per token and per
-// process.
+// process; requests with a missing or bad token are limited per client
+// address (--failed-auth-per-minute, default 30). Behind a proxy every
+// request comes from the proxy's address: raise that limit or use -1 and
+// limit at the proxy.
 package main

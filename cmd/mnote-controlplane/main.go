@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"mnote/controlplane"
+	"mnote/controlplane/api"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=...".
@@ -158,8 +159,10 @@ func (c *cli) admin(name string, args []string) int {
 	switch name {
 	case "user add":
 		userName := strings.TrimSpace(words[0])
-		if userName == "" || len(userName) > 200 {
-			return c.usageErr("user add: give a name of 1 to 200 characters")
+		if userName == "" || len(userName) > 200 || api.CleanText(userName, 200) != userName {
+			// Control characters and invalid UTF-8 (which PostgreSQL
+			// refuses) have no place in a name shown by GET /v1/me.
+			return c.usageErr("user add: give a name of 1 to 200 bytes of text, without control characters")
 		}
 		token, hash, err := controlplane.NewToken()
 		if err != nil {
@@ -219,11 +222,12 @@ func (c *cli) admin(name string, args []string) int {
 }
 
 func (c *cli) serve(args []string) int {
-	fs, db := c.flags("serve", "[--addr HOST:PORT] [--db URL] [--base-url URL] [--rate N] [--burst N]")
+	fs, db := c.flags("serve", "[--addr HOST:PORT] [--db URL] [--base-url URL] [--rate N] [--burst N] [--failed-auth-per-minute N]")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `host:port` (use :8080 for every interface)")
 	baseURL := fs.String("base-url", "", "public `URL` of this server, for share links (default: from each request's Host)")
 	ratePerSec := fs.Float64("rate", 20, "requests per second per token, sustained (0: no limit; per process)")
 	burst := fs.Int("burst", 100, "requests per token in a burst")
+	badAuth := fs.Int("failed-auth-per-minute", controlplane.DefaultFailedAuthPerMinute, "requests with a missing or bad token per client address a minute, then 429 (-1: no limit; per process)")
 	logFormat := fs.String("log-format", "text", "access and error log format: text or json (on stderr)")
 	purgeEvery := fs.Duration("purge-every", 10*time.Minute, "how often expired shares are deleted")
 	words, err := parseArgs(fs, args)
@@ -264,7 +268,7 @@ func (c *cli) serve(args []string) int {
 		return c.fail(fmt.Errorf("listen on %s: %w (is another server using the port? choose one with --addr)", *addr, err))
 	}
 	srv := controlplane.NewServer(controlplane.Config{
-		Store: st, BaseURL: *baseURL, RatePerSecond: *ratePerSec, Burst: *burst, Logger: log,
+		Store: st, BaseURL: *baseURL, RatePerSecond: *ratePerSec, Burst: *burst, FailedAuthPerMinute: *badAuth, Logger: log,
 	})
 	hs := &http.Server{
 		Handler:           srv,

@@ -47,6 +47,11 @@ func TestUserAndTokenCommands(t *testing.T) {
 	if !strings.HasPrefix(tok1, controlplane.TokenPrefix) || len(tok1) < 40 || strings.Contains(errOut, tok1) {
 		t.Fatalf("user add printed %q (stderr %q); want one token on stdout only", out, errOut)
 	}
+	for _, bad := range []string{"bo\x00b", "eve\x1b[31m", "mal\xfflory"} {
+		if code, _, errOut := runCLI(t, "user", "add", bad, "--db", db); code != 2 || !strings.Contains(errOut, "control characters") {
+			t.Fatalf("user add %q: %d %s; want a usage error", bad, code, errOut)
+		}
+	}
 	if code, _, errOut := runCLI(t, "user", "add", "--db", db, "alice"); code != 1 || !strings.Contains(errOut, "token add") {
 		t.Fatalf("second user add alice: %d %s; want 1 and a hint", code, errOut)
 	}

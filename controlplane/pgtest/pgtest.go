@@ -14,9 +14,12 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"mnote/internal/testenv"
 )
 
 // ErrNotInstalled is returned by Start and BinDir when no PostgreSQL
@@ -63,6 +66,37 @@ func majorOf(binDir string) int {
 func isExec(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+// RequireEnv, set to 1 (make test sets it), makes a test that needs
+// PostgreSQL fail instead of skip when it is not installed.
+const RequireEnv = "MNOTE_REQUIRE_POSTGRES"
+
+// Require skips t when PostgreSQL is not installed, or fails it when
+// RequireEnv is 1 or the run requires everything (testenv,
+// MNOTE_REQUIRE_ALL=1).
+func Require(t testing.TB) {
+	t.Helper()
+	if Available() {
+		return
+	}
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%s=1 but %v", RequireEnv, ErrNotInstalled)
+	}
+	testenv.SkipOrFail(t, fmt.Sprintf("skipping the PostgreSQL part: %v (set %s=1 to make this a failure)", ErrNotInstalled, RequireEnv))
+}
+
+// StartForTest starts a server for t (Require first; a server that does
+// not start fails t) and closes it when t ends.
+func StartForTest(t testing.TB) *Server {
+	t.Helper()
+	Require(t)
+	s, err := Start(t.Context(), Options{})
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // Options tune a server.

@@ -11,12 +11,7 @@ import (
 // stop and a restart, refuses connections while stopped, and is gone
 // after Close.
 func TestStartStopRestart(t *testing.T) {
-	if !Available() {
-		if os.Getenv("MNOTE_REQUIRE_POSTGRES") == "1" {
-			t.Fatal(ErrNotInstalled)
-		}
-		t.Skip(ErrNotInstalled)
-	}
+	Require(t)
 	ctx := t.Context()
 	s, err := Start(ctx, Options{})
 	if err != nil {

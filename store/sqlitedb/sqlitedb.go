@@ -6,13 +6,13 @@ package sqlitedb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/url"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // the "sqlite3" driver
 )
 
 // DSN is the mattn/go-sqlite3 data source name of the file at path with
@@ -25,6 +25,14 @@ func DSN(path, params string) string {
 // lockedFor is how long Ping retries a locked database.
 const lockedFor = 5 * time.Second
 
+// IsBusy reports whether err (or an error it wraps) is SQLite's "database
+// is locked" (SQLITE_BUSY) or "database table is locked" (SQLITE_LOCKED),
+// by its result code, not its text.
+func IsBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}
+
 // Ping makes db's first connection. Processes opening a new file at once
 // race to switch it to WAL, and the loser's switch fails at once with
 // "database is locked" (SQLite does not wait on its busy timeout for it):
@@ -33,7 +41,7 @@ func Ping(ctx context.Context, db *sql.DB) error {
 	deadline := time.Now().Add(lockedFor)
 	for {
 		err := db.PingContext(ctx)
-		if err == nil || !strings.Contains(err.Error(), "database is locked") || time.Now().After(deadline) {
+		if err == nil || !IsBusy(err) || time.Now().After(deadline) {
 			return err
 		}
 		select {

@@ -89,6 +89,20 @@ export interface PermissionRequest {
   toolCall: RawToolCall | null;
 }
 
+/** A remembered always-choice (permissions.rules). */
+export interface PermissionRule {
+  /** The runtime's name. */
+  agent: string;
+  workspace: string;
+  /** The tool kind it answers: read, edit, execute, ... */
+  toolKind: string;
+  /** allow_always | reject_always */
+  optionKind: string;
+  /** allow | reject */
+  decision: string;
+  createdMs: number;
+}
+
 /** The ACP toolCall of a permission request, as the agent sent it. */
 export interface RawToolCall {
   toolCallId?: string;
