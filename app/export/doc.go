@@ -4,9 +4,11 @@
 //
 // Every renderer takes the session's thread (a thread.Snapshot rebuilt from
 // the transcript by store.LoadThread) and Options: Redact hides secrets and
-// local paths in every text (see Redactor), IncludeThoughts and
-// IncludeToolIO put the agent's thoughts and raw tool input/output in,
-// which are otherwise left out.
+// local paths in every text (see Redactor; API keys are told from words by
+// their prefix, shape and entropy, see keys.go), RedactEmails e-mail
+// addresses as well (the default in shares, not in exports),
+// IncludeThoughts and IncludeToolIO put the agent's thoughts and raw tool
+// input/output in, which are otherwise left out.
 //
 // The HTML page makes no network request when opened: inline CSS only, no
 // scripts, Markdown rendered by goldmark with raw HTML shown as text, links

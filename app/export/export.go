@@ -25,6 +25,10 @@ type Options struct {
 	// Redactor is used when Redact is set; nil means one for the session's
 	// workspace and the user's home folder, with no literal secrets.
 	Redactor *Redactor
+	// RedactEmails hides e-mail addresses as well, when Redact is set (it
+	// decides over the Redactor's own setting). nil is the default: off in
+	// exports (the file stays with the user), on in shares (published).
+	RedactEmails *bool
 	// IncludeThoughts puts the agent's thoughts in; otherwise only their
 	// length is shown (and shares leave them out).
 	IncludeThoughts bool
@@ -91,6 +95,7 @@ func prepare(sess Session, snap thread.Snapshot, o Options) (*doc, error) {
 		if r == nil {
 			r = NewRedactor(DefaultRedactConfig(sess.Workspace))
 		}
+		r = r.WithEmails(o.RedactEmails != nil && *o.RedactEmails)
 		var err error
 		if snap, err = r.Snapshot(snap); err != nil {
 			return nil, err

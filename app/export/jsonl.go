@@ -11,7 +11,8 @@ import (
 // JSONL copies a transcript (one JSON record a line). With a Redactor,
 // every string of every line is redacted (see Redactor.JSON) and the line
 // written compact; a line that is not JSON (a torn last line) is redacted
-// as text. Without one the transcript is copied byte for byte.
+// as text (e-mail addresses too with r.WithEmails). Without one the
+// transcript is copied byte for byte.
 func JSONL(w io.Writer, transcript io.Reader, r *Redactor) error {
 	if r == nil {
 		_, err := io.Copy(w, transcript)

@@ -12,6 +12,9 @@ import (
 // Redacted replaces every secret the Redactor finds.
 const Redacted = "[redacted]"
 
+// RedactedEmail replaces an e-mail address (when they are hidden).
+const RedactedEmail = "[email]"
+
 // minSecretLen is the shortest literal secret (RedactConfig.Secrets) that is
 // hidden: shorter values ("1", "true", "dev") would blank ordinary words all
 // over an export, and are not credentials anyway.
@@ -29,6 +32,8 @@ type RedactConfig struct {
 	// of the environment variables configured for agents, the sync token.
 	// Values shorter than 8 bytes and absolute paths are ignored.
 	Secrets []string
+	// Emails hides e-mail addresses too (see Redactor.WithEmails).
+	Emails bool
 }
 
 // DefaultRedactConfig is the configuration for a session's workspace with
@@ -46,11 +51,19 @@ func DefaultRedactConfig(workspace string, secrets ...string) RedactConfig {
 //  2. private key PEM blocks (a block cut short is hidden to its last
 //     base64 line);
 //  3. passwords in URLs (scheme://user:PASSWORD@host keeps the user);
-//  4. token shapes: OpenAI sk-…/sk-proj-…, Anthropic sk-ant-…, GitHub
-//     ghp_/gho_/ghu_/ghs_/ghr_/github_pat_…, AWS access key ids (AKIA…,
-//     ASIA…) and — in a text holding one — the 40-character secret keys
-//     beside them, Slack xox?-…/xapp-… tokens and webhook paths, Google
-//     AIza…, Stripe, Hugging Face, GitLab and npm tokens, JWTs;
+//  4. token shapes, by provider prefix and, where the prefix is common in
+//     ordinary text, by the entropy and shape of what follows (see
+//     generated in keys.go): every "sk-" key (OpenAI sk-/sk-proj-/
+//     sk-svcacct-/sk-admin-, and the providers that copied it: DeepSeek,
+//     DashScope/Qwen, Moonshot/Kimi, SiliconFlow, OpenRouter, with hex or
+//     lowercase bodies), Anthropic sk-ant-…, GitHub ghp_/gho_/ghu_/ghs_/
+//     ghr_/github_pat_…, AWS access key ids (AKIA…, ASIA…) and — in a text
+//     holding one — the 40-character secret keys beside them, Slack
+//     xox?-…/xapp-… tokens and webhook paths, Google AIza… keys, ya29./1//0
+//     OAuth tokens and GOCSPX- client secrets, Azure AD client secrets
+//     (…Q~…), Stripe sk_/rk_/pk_ keys and whsec_ secrets, Hugging Face hf_,
+//     Groq gsk_, Replicate r8_, xAI xai-, Perplexity pplx-, GitLab glpat-,
+//     npm npm_ and PyPI pypi- tokens, Zhipu "<32 hex>.<secret>" keys, JWTs;
 //  5. Authorization headers and Bearer tokens (the scheme word is kept);
 //  6. assignments whose name ends in a secret word (password, passwd, pwd,
 //     pass, passphrase, secret, token, credential(s), signature, sig, or
@@ -58,18 +71,25 @@ func DefaultRedactConfig(workspace string, secrets ...string) RedactConfig {
 //     shell and URL queries, name: value in YAML, "name": "value" in JSON
 //     text, and in structured JSON (Redactor.JSON) the string value of
 //     such a key, or the "value" beside such a "name";
-//  7. paths: the workspace folder and then the home folder (also their
+//  7. with RedactConfig.Emails (or WithEmails), e-mail addresses;
+//  8. paths: the workspace folder and then the home folder (also their
 //     symlink-resolved forms), only where a whole path component matches.
 //
-// It deliberately keeps: hashes that are hex only (git SHAs, sha256 sums),
-// UUIDs, ULIDs, numbers, names such as max_tokens or token_count (the name
-// must end in the secret word), prose mentioning passwords or tokens
-// without an assignment, assignments whose value is a reference ($VAR,
-// ${VAR}, %VAR%, a call, env lookups), true/false/null, empty values and
-// absolute paths, and paths outside the workspace and home folder.
+// It deliberately keeps: hashes that are hex only (git SHAs, sha256 sums:
+// not secrets, and transcripts cite them), UUIDs, ULIDs, numbers, words
+// that start like a key ("sk-learn", "task-list", the CSS class
+// "sk-button-primary", hf_hub_download), names such as max_tokens or
+// token_count (the name must end in the secret word), prose mentioning
+// passwords or tokens without an assignment, assignments whose value is a
+// reference ($VAR, ${VAR}, %VAR%, a call, env lookups), true/false/null,
+// empty values and absolute paths, and paths outside the workspace and
+// home folder. A key with no prefix at all (Mistral's, Azure OpenAI's 32
+// hex digits) is found only where it is assigned to a secret's name or
+// follows Authorization/Bearer.
 type Redactor struct {
 	secrets []string // longest first
 	roots   []pathRoot
+	emails  bool
 }
 
 type pathRoot struct {
@@ -80,7 +100,7 @@ type pathRoot struct {
 
 // NewRedactor makes a Redactor.
 func NewRedactor(c RedactConfig) *Redactor {
-	r := &Redactor{}
+	r := &Redactor{emails: c.Emails}
 	for _, s := range c.Secrets {
 		s = strings.TrimSpace(s)
 		if len(s) < minSecretLen || filepath.IsAbs(s) || strings.HasPrefix(s, "~/") || slices.Contains(r.secrets, s) {
@@ -132,7 +152,108 @@ func (r *Redactor) String(s string) string {
 		}
 	}
 	s = redactShapes(s)
+	if r.emails {
+		s = redactEmails(s)
+	}
 	return r.paths(s)
+}
+
+// WithEmails returns a Redactor like r that also hides e-mail addresses
+// (on) or does not (off); r itself is unchanged. A nil r stays nil.
+func (r *Redactor) WithEmails(on bool) *Redactor {
+	if r == nil || r.emails == on {
+		return r
+	}
+	c := *r
+	c.emails = on
+	return &c
+}
+
+// redactEmails replaces e-mail addresses (local@domain.tld: a local part
+// of letters, digits and . _ % + -, a domain of two labels or more ending
+// in letters) with RedactedEmail. It keeps what only looks like one: a
+// URL's user (scheme://user@host), an scp-style remote (git@host:path),
+// package@1.2.3 versions, icon@2x.png, @scopes and @handles without a
+// local part.
+func redactEmails(s string) string {
+	if strings.IndexByte(s, '@') < 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for from := 0; ; {
+		i := strings.IndexByte(s[from:], '@')
+		if i < 0 {
+			break
+		}
+		i += from
+		from = i + 1
+		lo := i
+		for lo > last && isLocalByte(s[lo-1]) {
+			lo--
+		}
+		for lo < i && s[lo] == '.' {
+			lo++
+		}
+		if lo == i || strings.HasSuffix(s[:lo], "//") {
+			continue
+		}
+		hi := domainEnd(s, i+1)
+		if hi < 0 || retinaSuffix(s[i+1:hi]) || hi < len(s) && s[hi] == ':' && hi+1 < len(s) && s[hi+1] != ' ' && s[hi+1] != '\n' {
+			continue
+		}
+		b.WriteString(s[last:lo])
+		b.WriteString(RedactedEmail)
+		last, from = hi, hi
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// retinaSuffix reports whether a domain is an image's scale suffix
+// ("icon@2x.png").
+func retinaSuffix(domain string) bool {
+	label, _, _ := strings.Cut(domain, ".")
+	return len(label) >= 2 && label[len(label)-1] == 'x' && strings.Trim(label[:len(label)-1], "0123456789") == ""
+}
+
+func isLocalByte(c byte) bool {
+	return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'
+}
+
+// domainEnd returns where the domain name starting at s[i] ends, or -1 if
+// none does: labels of letters, digits and hyphens joined by dots, two or
+// more, the last of two letters or more.
+func domainEnd(s string, i int) int {
+	labels, end := 0, -1
+	for j := i; ; {
+		k := j
+		for k < len(s) && (isAlnum(s[k]) || s[k] == '-') {
+			k++
+		}
+		if k == j || s[j] == '-' || s[k-1] == '-' {
+			break
+		}
+		labels++
+		tld := true
+		for _, c := range []byte(s[j:k]) {
+			tld = tld && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+		}
+		if labels >= 2 && tld && k-j >= 2 {
+			end = k
+		}
+		if k+1 >= len(s) || s[k] != '.' || !isAlnum(s[k+1]) {
+			if k < len(s) && (isWordByte(s[k]) || s[k] == '@') {
+				return -1
+			}
+			break
+		}
+		j = k + 1
+	}
+	return end
 }
 
 // rule is one secret shape: where a match can start (anchors), a regexp
@@ -146,7 +267,8 @@ func (r *Redactor) String(s string) string {
 type rule struct {
 	name    string
 	anchors []string // lowercase literals a match starts with
-	word    bool     // an anchor must start a word (be preceded by a non-word byte)
+	word    bool     // a match must start a word (be preceded by a non-word byte)
+	back    int      // a match starts this many bytes before its anchor
 	onLower bool     // match the lowercased text (case-insensitive); checks see the original
 	// multiline rules may match far beyond the anchor (PEM blocks).
 	multiline bool
@@ -159,7 +281,11 @@ type rule struct {
 	// after, when set, is a cheap check of the text after an anchor
 	// (in[i:]) before the regexp runs.
 	after func(in string, i int) bool
-	mask  uint64 // the ids of its anchors in the scanner (set by newAnchors)
+	// skipKept: the anchors inside a kept match need no look of their own
+	// (keep keeps a match only if it would keep every match starting at an
+	// anchor inside it), so "sk-sk-sk-…" costs one match, not one each.
+	skipKept bool
+	mask     uint64 // the ids of its anchors in the scanner (set by newAnchors)
 }
 
 // window is how far past its anchor a match is first looked for; a match
@@ -211,9 +337,9 @@ func newRules() []rule {
 			group: 1},
 		{name: "Anthropic key", anchors: []string{"sk-ant-"}, word: true,
 			re: anchored(`sk-ant-[A-Za-z0-9_\-]{16,}`)},
-		{name: "OpenAI key", anchors: []string{"sk-"}, word: true,
-			re:   anchored(`sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}`),
-			keep: func(s string, m []int) bool { return !randomLooking(s[m[0]+3 : m[1]]) }},
+		{name: "sk- key", anchors: []string{"sk-"}, word: true, skipKept: true,
+			re:   anchored(`sk-[A-Za-z0-9_\-]{20,1000}`),
+			keep: func(s string, m []int) bool { return !skKey(s[m[0]+3 : m[1]]) }},
 		{name: "GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, word: true,
 			re: anchored(`(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
 		{name: "GitLab token", anchors: []string{"glpat-"}, word: true,
@@ -230,7 +356,26 @@ func newRules() []rule {
 			re: anchored(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
 		{name: "Hugging Face token", anchors: []string{"hf_"}, word: true,
 			re:   anchored(`hf_[A-Za-z0-9]{30,}`),
-			keep: func(s string, m []int) bool { return !randomLooking(s[m[0]+3 : m[1]]) }},
+			keep: generatedAfter(3, 30)},
+		{name: "Groq key", anchors: []string{"gsk_"}, word: true,
+			re: anchored(`gsk_[A-Za-z0-9]{40,}`), keep: generatedAfter(4, 40)},
+		{name: "Replicate token", anchors: []string{"r8_"}, word: true,
+			re: anchored(`r8_[A-Za-z0-9]{30,}`), keep: generatedAfter(3, 30)},
+		{name: "xAI key", anchors: []string{"xai-"}, word: true,
+			re: anchored(`xai-[A-Za-z0-9]{40,}`), keep: generatedAfter(4, 40)},
+		{name: "Perplexity key", anchors: []string{"pplx-"}, word: true,
+			re: anchored(`pplx-[A-Za-z0-9]{32,}`), keep: generatedAfter(5, 32)},
+		{name: "Google OAuth token", anchors: []string{"ya29.", "1//0"}, word: true,
+			re: anchored(`(?:ya29\.|1//0)[A-Za-z0-9_\-]{30,}`), keep: generatedAfter(4, 30)},
+		{name: "Google OAuth client secret", anchors: []string{"gocspx-"}, word: true,
+			re: anchored(`GOCSPX-[A-Za-z0-9_\-]{24,}`)},
+		{name: "PyPI token", anchors: []string{"pypi-ageichlwas5vcmc"}, word: true,
+			re: anchored(`pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{40,}`)},
+		{name: "Stripe webhook secret", anchors: []string{"whsec_"}, word: true,
+			re: anchored(`whsec_[A-Za-z0-9+/=]{24,}`)},
+		// Azure AD client secrets: 3 characters, a digit, "Q~", 31–34 more.
+		{name: "Azure client secret", anchors: []string{"q~"}, back: 4,
+			re: anchored(`[A-Za-z0-9_.\-]{3}[0-9]Q~[A-Za-z0-9_.~\-]{31,34}`), keep: generatedAfter(0, 30)},
 		{name: "npm token", anchors: []string{"npm_"}, word: true,
 			re: anchored(`npm_[A-Za-z0-9]{36}\b`)},
 		{name: "JWT", anchors: []string{"eyj"}, word: true,
@@ -283,6 +428,7 @@ func isWordByte(c byte) bool {
 // hold none and are done after it.
 func redactShapes(s string) string {
 	rules, anchors := secretRules()
+	s = redactHexDotKeys(s)
 	lower := asciiLower(s)
 	hits := anchors.scan(lower, nil)
 	if len(hits) == 0 {
@@ -327,8 +473,11 @@ func (ru *rule) apply(s, lower string, hits []anchorHit, anchors *anchorScanner)
 		if ru.mask&(1<<h.id) == 0 {
 			continue
 		}
-		p, n := int(h.pos), len(anchors.words[h.id])
-		if (!ru.word || p == 0 || !isWordByte(lower[p-1])) && (ru.after == nil || ru.after(lower, p+n)) {
+		p, n := int(h.pos)-ru.back, len(anchors.words[h.id])
+		if p < 0 {
+			continue
+		}
+		if (!ru.word || p == 0 || !isWordByte(lower[p-1])) && (ru.after == nil || ru.after(lower, p+ru.back+n)) {
 			cands = append(cands, [2]int{p, n})
 		}
 	}
@@ -349,7 +498,13 @@ func (ru *rule) apply(s, lower string, hits []anchorHit, anchors *anchorScanner)
 		}
 		tried = p
 		m := ru.match(in, p)
-		if m == nil || ru.keep != nil && ru.keep(s, m) {
+		if m == nil {
+			continue
+		}
+		if ru.keep != nil && ru.keep(s, m) {
+			if ru.skipKept {
+				next = m[1]
+			}
 			continue
 		}
 		next = max(m[1], p+1)
@@ -450,24 +605,6 @@ func isAWSSecret(w string) bool {
 	return up && low && other
 }
 
-// randomLooking reports whether a key body looks generated: it holds a
-// digit and both upper and lower case letters ("sk-learn-compatible-api"
-// does not).
-func randomLooking(s string) bool {
-	var up, low, digit bool
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= 'A' && c <= 'Z':
-			up = true
-		case c >= 'a' && c <= 'z':
-			low = true
-		case c >= '0' && c <= '9':
-			digit = true
-		}
-	}
-	return up && low && digit
-}
-
 // tokenLooking reports whether the word after "Bearer" is a credential:
 // 8+ characters with a digit or a symbol, or 20+ of mixed case ("bearer
 // instruments" is prose).
@@ -498,7 +635,7 @@ var (
 		"signature": true, "sig": true, "cookie": true, "privatekey": true, "accesskey": true, "secretkey": true}
 	keyWords = map[string]bool{"api": true, "access": true, "secret": true, "private": true, "signing": true,
 		"encryption": true, "master": true, "client": true, "account": true, "service": true, "subscription": true,
-		"license": true, "auth": true, "app": true}
+		"license": true, "auth": true, "app": true, "storage": true}
 )
 
 // secretName reports whether an assignment's name names a secret: its last
@@ -551,8 +688,16 @@ func plainValue(v string) bool {
 		return true
 	}
 	switch {
+	case strings.HasPrefix(v, "/") && !strings.HasSuffix(v, "=") && !strings.Contains(v, "+"):
+		// A path, unless it is a base64 key that starts with "/".
+		for seg := range strings.SplitSeq(v, "/") {
+			if generated(seg, 20) {
+				return false
+			}
+		}
+		return true
 	case strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%"),
-		strings.HasPrefix(v, "/"), strings.HasPrefix(v, "~/"),
+		strings.HasPrefix(v, "~/"),
 		strings.Contains(v, "env."), strings.Contains(v, "environ"), strings.Contains(v, "getenv"),
 		strings.Trim(v, "*xX.•<>-_ ") == "":
 		return true

@@ -38,3 +38,15 @@ func RedactorFor(p store.Paths, workspace string) (*Redactor, error) {
 	}
 	return NewRedactor(DefaultRedactConfig(workspace, append(secrets, sync...)...)), nil
 }
+
+// TitleRedactor is the redactor of the session titles that sync sends
+// (cloudsync.Options.TitleFilter): RedactorFor with no workspace (cloudsync
+// takes the session's out itself), e-mail addresses hidden too, since a
+// synced title leaves the machine as a share does.
+func TitleRedactor(p store.Paths) (*Redactor, error) {
+	r, err := RedactorFor(p, "")
+	if err != nil {
+		return nil, err
+	}
+	return r.WithEmails(true), nil
+}

@@ -12,12 +12,17 @@ import (
 // Share turns a session into the snapshot a share link shows (the control
 // plane's api.ShareSnapshot). A share is always redacted: o.Redact is
 // forced on (with o.Redactor, or the default one for the session's
-// workspace). Thoughts are left out unless
-// o.IncludeThoughts; tool calls carry their title, kind, status and, as
-// Markdown text, their locations and edited files (plus output and diffs
-// with o.IncludeToolIO); plans become Markdown checklists.
+// workspace), and e-mail addresses are hidden too unless o.RedactEmails
+// is set to false. Thoughts are left out unless o.IncludeThoughts; tool
+// calls carry their title, kind, status and, as Markdown text, their
+// locations and edited files (plus output and diffs with o.IncludeToolIO);
+// plans become Markdown checklists.
 func Share(sess Session, snap thread.Snapshot, o Options) (api.ShareSnapshot, error) {
 	o.Redact = true
+	if o.RedactEmails == nil {
+		on := true
+		o.RedactEmails = &on
+	}
 	d, err := prepare(sess, snap, o)
 	if err != nil {
 		return api.ShareSnapshot{}, err
