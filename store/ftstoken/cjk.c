@@ -113,10 +113,10 @@ typedef struct {
 } splitCtx;
 
 // splitToken passes a unicode61 token on, cutting its CJK runs: each pair of
-// neighbouring characters is a token; in documents (not queries) the last
-// character of a run is a token too, at the position of the run's last pair,
-// so that a one-character query (a prefix: see ftsQuery) finds every
-// occurrence of that character. Offsets point into the token when unicode61
+// neighbouring characters is a token; in documents (not queries) every
+// character is a token too, at the position of the pair it starts (the
+// run's last one at the last pair's), so that a one-character query is one
+// term, whose doclist FTS5 reads newest first and stops at the limit. Offsets point into the token when unicode61
 // kept its length (case folding of most scripts does), else at the whole token.
 static int splitToken(void *p, int tflags, const char *pToken, int nToken, int iStart, int iEnd) {
 	splitCtx *c = (splitCtx *)p;
@@ -147,11 +147,15 @@ static int splitToken(void *p, int tflags, const char *pToken, int nToken, int i
 			int len2 = utf8At(s + j, nToken - j, &ch2);
 			if (!mnoteIsCJK(ch2)) break;
 			rc = c->xToken(c->pCtx, tflags, pToken + prev, prevLen + len2, OFF(prev), OFF(j + len2));
+			/* in documents, each character at its bigram's position */
+			if (rc == SQLITE_OK && !c->query)
+				rc = c->xToken(c->pCtx, tflags | FTS5_TOKEN_COLOCATED, pToken + prev, prevLen, OFF(prev), OFF(prev + prevLen));
 			prev = j;
 			prevLen = len2;
 			j += len2;
 			n++;
 		}
+		/* the run's last character: alone (a run of one), or at the last bigram's position */
 		if (rc == SQLITE_OK && (n == 1 || !c->query))
 			rc = c->xToken(c->pCtx, n == 1 ? tflags : (tflags | FTS5_TOKEN_COLOCATED), pToken + prev, prevLen,
 			               OFF(prev), OFF(prev + prevLen));

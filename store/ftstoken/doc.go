@@ -14,11 +14,13 @@
 // a unicode61 token cut into overlapping bigrams, as Lucene's CJK analyzer
 // does: 缓存命中率 → 缓存 存命 命中 中率. A query is cut the same way and
 // searched as a phrase, so any CJK substring of two or more characters is
-// found, and Latin words keep unicode61's word semantics. In documents the
-// last character of each run is also a token (at the same position as the
-// run's last bigram), so that a one-character query, searched as a prefix
-// (缓*), finds every occurrence of that character: either it starts a
-// bigram or it ends its run.
+// found, and Latin words keep unicode61's word semantics. In documents
+// every CJK character is also a token, at the position of the bigram it
+// starts (the run's last character at the last bigram's), so that a
+// one-character query is a single term: FTS5 reads its doclist newest first
+// and stops at the limit, where a prefix query (缓*) would merge the doclists
+// of every bigram starting with 缓 first. It costs one more posting per CJK
+// character.
 //
 // Importing the package registers the tokenizer for every SQLite
 // connection opened afterwards (sqlite3_auto_extension).

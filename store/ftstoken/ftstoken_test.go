@@ -83,9 +83,10 @@ func TestCJKSubstrings(t *testing.T) {
 		{`"cach"*`, []int{5}},
 		{`"cafe"`, []int{8}}, // remove_diacritics passes through
 		{`"resume"`, []int{8}},
-		{`"缓"*`, []int{1, 6, 7}}, // one character: inside a run, at its end, alone at the end
-		{`"存"*`, []int{1, 6}},
-		{`"率"*`, []int{1}},
+		{`"缓"`, []int{1, 6, 7}}, // one character: inside a run, at its end, alone at the end
+		{`"存"`, []int{1, 6}},
+		{`"率"`, []int{1}},
+		{`"缓" "率"`, []int{1}},
 		{`"存缓"`, nil},
 		{`"缓存设计"`, nil},
 	} {

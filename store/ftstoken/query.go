@@ -13,10 +13,9 @@ const MinPrefixRunes = 3
 // Query turns plain text into an FTS5 query for an index made with this
 // tokenizer: each word a quoted phrase (quotes doubled: FTS5 syntax is
 // taken literally), all of them required, the last one a prefix when it
-// has MinPrefixRunes or more characters. A word of one CJK character is
-// always a prefix: the tokenizer indexes such text as bigrams plus each
-// run's last character, so a prefix of one character finds every
-// occurrence of it. Words without a letter or digit are dropped (they
+// has MinPrefixRunes or more characters (a word of one CJK character is
+// not: the tokenizer indexes every CJK character as a term of its own).
+// Words without a letter or digit are dropped (they
 // would tokenize to nothing). "" means nothing to search.
 func Query(text string) string {
 	var words []string
@@ -33,7 +32,7 @@ func Query(text string) string {
 		b.WriteByte('"')
 		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
 		b.WriteByte('"')
-		if (i == len(words)-1 && utf8.RuneCountInString(w) >= MinPrefixRunes) || oneCJK(w) {
+		if i == len(words)-1 && utf8.RuneCountInString(w) >= MinPrefixRunes && !oneCJK(w) {
 			b.WriteByte('*')
 		}
 	}
