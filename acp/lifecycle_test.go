@@ -2,6 +2,9 @@ package acp_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -172,38 +175,63 @@ func children(pid int) []string {
 	return out
 }
 
-// The fs handlers serve the session's folder and refuse paths outside it.
-func TestFSConfined(t *testing.T) {
+// A session without a FileSystem refuses every fs/* request (there is no
+// fallback confinement), and touches nothing.
+func TestFSWithoutFileSystemRefused(t *testing.T) {
 	a := startAgent(t, "", acp.Options{})
 	h := newRecorder()
 	s, dir := newSession(t, a, h, nil)
-	outside := filepath.Join(t.TempDir(), "secret.md")
-	os.WriteFile(outside, []byte("secret"), 0o600)
-	os.WriteFile(filepath.Join(dir, "note.md"), []byte("one\ntwo\nthree\n"), 0o640)
-	os.Symlink(outside, filepath.Join(dir, "link.md"))
 	note := filepath.Join(dir, "note.md")
+	if err := os.WriteFile(note, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	prompt(t, s, acptest.Steps(
-		`{"readFile":{"path":`+strconv.Quote(note)+`,"line":2,"limit":1}}`,
+		`{"readFile":{"path":`+strconv.Quote(note)+`}}`,
 		`{"writeFile":{"path":`+strconv.Quote(note)+`,"content":"changed\n"}}`,
-		`{"readFile":{"path":`+strconv.Quote(outside)+`}}`,
-		`{"readFile":{"path":`+strconv.Quote(filepath.Join(dir, "..", filepath.Base(filepath.Dir(outside)), "secret.md"))+`}}`,
-		`{"readFile":{"path":`+strconv.Quote(filepath.Join(dir, "link.md"))+`}}`,
-		`{"writeFile":{"path":`+strconv.Quote(outside)+`,"content":"pwned"}}`,
-		`{"readFile":{"path":"note.md"}}`,
+		`{"readFile":{"path":"/proc/self/environ"}}`,
 	))
 	text := h.Text()
-	for _, want := range []string{"read: two\n", "write: ok", "read error: -32602 path is outside the workspace", "read error: -32602 path leads outside the workspace", "write error: -32602", "read error: -32602 path must be absolute"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("missing %q in %q", want, text)
+	if strings.Count(text, "error: -32602 refused: this session gives the agent no file access") != 3 || strings.Contains(text, "read: ") {
+		t.Fatalf("agent saw %q", text)
+	}
+	if b, _ := os.ReadFile(note); string(b) != "one\n" {
+		t.Fatalf("note changed: %q", b)
+	}
+}
+
+// fakeFS answers fs/* requests with fixed errors.
+type fakeFS struct{ read, write error }
+
+func (f fakeFS) ReadTextFile(context.Context, string, *int, *int) (string, error) {
+	return "", f.read
+}
+
+func (f fakeFS) WriteTextFile(context.Context, string, string) error { return f.write }
+
+// A FileSystem's errors reach the agent by kind: not found, refused
+// (fs.ErrPermission) and invalid (fs.ErrInvalid) are the agent's, with the
+// error's message; anything else is internal.
+func TestFSErrorCodes(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("x.md: %w", fs.ErrNotExist), "read error: -32002 x.md: file does not exist"},
+		{fmt.Errorf("refused: x.md leads outside: %w", fs.ErrPermission), "read error: -32602 refused: x.md leads outside"},
+		{fmt.Errorf("x.md is a FIFO: %w", fs.ErrInvalid), "read error: -32602 x.md is a FIFO"},
+		{errors.New("disk on fire"), "read error: -32603 disk on fire"},
+		{&acp.RPCError{Code: 7, Message: "own"}, "read error: 7 own"},
+	} {
+		a := startAgent(t, "", acp.Options{})
+		h := newRecorder()
+		s, err := a.NewSession(t.Context(), acp.SessionConfig{Cwd: t.TempDir(), Handler: h, FS: fakeFS{read: c.err}})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if b, _ := os.ReadFile(outside); string(b) != "secret" {
-		t.Fatalf("file outside the workspace changed: %q", b)
-	}
-	b, _ := os.ReadFile(note)
-	st, _ := os.Stat(note)
-	if string(b) != "changed\n" || st.Mode().Perm() != 0o640 {
-		t.Fatalf("note %q mode %v", b, st.Mode())
+		prompt(t, s, acptest.Steps(`{"readFile":{"path":"/x.md"}}`))
+		if got := h.Text(); !strings.Contains(got, c.want) {
+			t.Errorf("%v: agent saw %q, want %q", c.err, got, c.want)
+		}
 	}
 }
 

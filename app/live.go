@@ -52,10 +52,12 @@ type liveSession struct {
 	status         string // when no turn runs: new, ready, exited, failed, needs_auth
 	busy           string // "", "turn" or "switch"
 	cancelTurn     context.CancelFunc
+	turnCtx        context.Context // the running turn's, for the notes tools
 	turnDone       chan struct{}
 	closing        bool
 	plainWS        *workspace.Workspace // the folder, for confinement only (agentFS)
 	cpTold         string               // the last "no checkpoint" notice given
+	mcpToken       string               // the notes tools' token (mcp.go)
 }
 
 // newLive makes a live session around an open transcript w (its Indexer
@@ -103,7 +105,15 @@ func (l *liveSession) statusNow() string {
 	return l.status
 }
 
+// titleNow is the thread's title (the user's, else the agent's own from
+// session_info_update, else mnote's guess), else the one the session was
+// opened with.
 func (l *liveSession) titleNow() string {
+	var t string
+	l.sess.Thread(func(th *thread.Thread) { t = th.Title() })
+	if t != "" {
+		return t
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.title
@@ -141,7 +151,14 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 		s.discardNew(l)
 		return nil, newError(CodeWriteFailed, "%w", err)
 	}
-	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), Cwd: cwd, FS: l.agentFS()})
+	fsys, err := l.agentFS()
+	if err != nil {
+		s.pool.release(a)
+		s.discardNew(l)
+		return nil, workspaceError("new session", err)
+	}
+	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), Cwd: cwd, FS: fsys,
+		McpServers: l.mcpServers()})
 	if err != nil {
 		e := bindError(rt, a, err)
 		s.pool.release(a)
@@ -166,6 +183,7 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 
 // discardNew closes a session that failed to start and removes its files.
 func (s *Services) discardNew(l *liveSession) {
+	l.revokeMCP()
 	if err := l.sess.Close(); err != nil {
 		s.log.Debug("closing a discarded session", "err", err)
 	}
@@ -256,9 +274,14 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 		s.noteAgent(rt.Name, err)
 		return bindError(rt, nil, err)
 	}
+	fsys, err := l.agentFS()
+	if err != nil {
+		s.pool.release(a)
+		return workspaceError("start the agent", err)
+	}
 	b, err := l.sess.Bind(ctx, a, chat.BindOptions{
 		Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), AgentSessionID: agentSessionID, Cwd: l.workspace,
-		FS: l.agentFS(),
+		FS: fsys, McpServers: l.mcpServers(),
 	})
 	if err != nil {
 		e := bindError(rt, a, err)
@@ -298,7 +321,7 @@ func (l *liveSession) startTurn(text string, parts *promptParts) (int, *Error) {
 	s.mu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	l.busy, l.cancelTurn, l.turnDone = "turn", cancel, done
+	l.busy, l.cancelTurn, l.turnDone, l.turnCtx = "turn", cancel, done, ctx
 	l.mu.Unlock()
 
 	turn := l.sess.Turns() + 1
@@ -318,7 +341,7 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		// The session takes a new prompt before the page hears that the
 		// turn ended, and nothing of a next turn comes before it.
 		l.mu.Lock()
-		l.busy, l.cancelTurn, l.turnDone = "", nil, nil
+		l.busy, l.cancelTurn, l.turnDone, l.turnCtx = "", nil, nil, nil
 		if ended != nil {
 			l.pump.event(EvTurn, *ended)
 		}
@@ -349,7 +372,7 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 	}
 	if l.titleNow() == "" {
 		t := chat.TitleFromPrompt(text)
-		if err := l.sess.SetTitle(t); err == nil {
+		if err := l.sess.GuessTitle(t); err == nil {
 			l.mu.Lock()
 			l.title = t
 			l.mu.Unlock()
@@ -440,6 +463,13 @@ func exited(a *acp.Agent) bool {
 	}
 }
 
+// turnContext is the running turn's context, or nil.
+func (l *liveSession) turnContext() context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.turnCtx
+}
+
 // cancel cancels the running turn, if any.
 func (l *liveSession) cancel() {
 	l.mu.Lock()
@@ -491,6 +521,7 @@ func (s *Services) closeLive(l *liveSession) {
 			s.log.Warn("runtime status not recorded", "session", l.id, "err", err)
 		}
 	}
+	l.revokeMCP()
 	closeErr := l.sess.Close()
 	if closeErr != nil {
 		s.log.Warn("closing the session", "session", l.id, "err", closeErr)

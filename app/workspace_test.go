@@ -10,6 +10,7 @@ import (
 
 	"mnote/acp/acptest"
 	"mnote/app"
+	"mnote/internal/testenv"
 )
 
 // turnDone prompts with steps and waits for the turn's end.
@@ -240,7 +241,7 @@ func TestOtherFolderConfined(t *testing.T) {
 	other := t.TempDir()
 	fifo := filepath.Join(other, "pipe.md")
 	if err := syscallMkfifo(fifo); err != nil {
-		t.Skip("no FIFOs here:", err)
+		testenv.SkipOrFail(t, "no FIFOs here: "+err.Error())
 	}
 	var sum app.SessionSummary
 	h.mustCall("sessions.create", map[string]any{"agent": "test", "cwd": other}, &sum)

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"mnote/internal/atomicfile"
 )
 
 // The thread cache keeps, beside the index, the JSON of a session's thread
@@ -90,25 +92,16 @@ func WriteThreadCache(path string, stamp TranscriptStamp, snapshot []byte) error
 	if err := mkdirPrivate(dir); err != nil {
 		return fmt.Errorf("store: thread cache folder: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	head, _ := json.Marshal(threadCacheHeader{V: threadCacheVersion, TranscriptStamp: stamp, CRC: crc32.Checksum(snapshot, castagnoli)})
+	err := atomicfile.Write(path, 0o600, func(f io.Writer) error {
+		w := bufio.NewWriterSize(f, 64<<10)
+		w.Write(head)
+		w.WriteByte('\n')
+		w.Write(snapshot)
+		return w.Flush()
+	})
 	if err != nil {
 		return fmt.Errorf("store: thread cache: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename: gone already
-	head, _ := json.Marshal(threadCacheHeader{V: threadCacheVersion, TranscriptStamp: stamp, CRC: crc32.Checksum(snapshot, castagnoli)})
-	w := bufio.NewWriterSize(tmp, 64<<10)
-	w.Write(head)
-	w.WriteByte('\n')
-	w.Write(snapshot)
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store: write thread cache %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("store: write thread cache %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("store: thread cache %s: %w", path, err)
 	}
 	return nil
 }

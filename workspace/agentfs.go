@@ -3,10 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"strings"
-
-	"mnote/acp"
 )
 
 // Hooks let the owner of an agent session record what its file system
@@ -22,41 +19,44 @@ type Hooks struct {
 	OnRefused func(path, reason string)
 }
 
-// AgentFS serves one agent session's fs/* requests inside the workspace;
-// it implements acp.FileSystem. Reads answer from the open buffer when the
-// file is open with unsaved edits; writes are atomic and update the open
-// buffer at once. Refusals are *acp.RPCError "invalid params" errors whose
-// message says why.
+// AgentFS serves one agent session's fs/* requests inside the workspace
+// (it has the methods of acp.FileSystem; its owner turns its errors into
+// JSON-RPC ones). Reads answer from the open buffer when the file is open
+// with unsaved edits; writes are atomic and update the open buffer at
+// once. Refusals are *RefusedError, reported to Hooks.OnRefused; a
+// missing file wraps ErrNotFound, others ErrTooLarge, ErrNotText or
+// ErrNotRegular.
 type AgentFS struct {
 	w *Workspace
 	h Hooks
 }
 
-var _ acp.FileSystem = (*AgentFS)(nil)
-
 // AgentFS returns a file system for one agent session.
 func (w *Workspace) AgentFS(h Hooks) *AgentFS { return &AgentFS{w: w, h: h} }
 
-// ReadTextFile implements acp.FileSystem: p must be absolute; line is
-// 1-based and limit counts lines, both optional.
+// ReadTextFile reads the file at the absolute path p: line is 1-based and
+// limit counts lines, both optional. A file with several hard links is
+// refused.
 func (a *AgentFS) ReadTextFile(_ context.Context, p string, line, limit *int) (string, error) {
 	rel, err := a.w.relFromAbs(p)
 	if err != nil {
 		return "", a.fail(p, err)
 	}
 	if s, ok := a.w.buffers.dirtyContent(rel); ok {
+		if err := a.w.checkAgentPath(p, rel); err != nil {
+			return "", a.fail(p, err)
+		}
 		return sliceLines(s, line, limit), nil
 	}
-	b, err := a.w.readText(p, rel)
+	b, err := a.w.readAgent(p, rel)
 	if err != nil {
 		return "", a.fail(p, err)
 	}
 	return sliceLines(string(b), line, limit), nil
 }
 
-// WriteTextFile implements acp.FileSystem: an atomic write of content to
-// the absolute path p, creating missing parent folders inside the
-// workspace.
+// WriteTextFile writes content to the absolute path p atomically,
+// creating missing parent folders inside the workspace.
 func (a *AgentFS) WriteTextFile(_ context.Context, p, content string) error {
 	rel, err := a.w.relFromAbs(p)
 	if err != nil {
@@ -79,22 +79,13 @@ func (a *AgentFS) WriteTextFile(_ context.Context, p, content string) error {
 	return nil
 }
 
-// fail turns an error into what the agent gets, reporting refusals.
+// fail reports refusals and returns err.
 func (a *AgentFS) fail(p string, err error) error {
 	var re *RefusedError
-	switch {
-	case errors.As(err, &re):
-		if a.h.OnRefused != nil {
-			a.h.OnRefused(p, re.Reason)
-		}
-		return &acp.RPCError{Code: acp.CodeInvalidParams, Message: "refused: " + re.Error()}
-	case errors.Is(err, fs.ErrNotExist):
-		return &acp.RPCError{Code: acp.CodeNotFound, Message: "file not found: " + p}
-	case errors.Is(err, ErrTooLarge), errors.Is(err, ErrNotText), errors.Is(err, ErrNotRegular):
-		return &acp.RPCError{Code: acp.CodeInvalidParams, Message: err.Error()}
-	default:
-		return err
+	if errors.As(err, &re) && a.h.OnRefused != nil {
+		a.h.OnRefused(p, re.Reason)
 	}
+	return err
 }
 
 // sliceLines returns limit lines of s from the 1-based line (all of them

@@ -367,7 +367,7 @@ func (c *Checkpoints) walk(rel string, fn func(rel string, fi fs.FileInfo)) erro
 		return c.w.mapErr(rel, err)
 	}
 	for _, e := range ents {
-		if c.w.ign.name(e.Name()) {
+		if c.w.ign.name(e.Name()) || c.w.deniedEntry(join(rel, e.Name()), e) {
 			continue
 		}
 		p := join(rel, e.Name())

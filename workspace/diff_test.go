@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"mnote/internal/testenv"
 	"mnote/workspace"
 )
 
@@ -34,7 +35,7 @@ func TestUnifiedDiffFormat(t *testing.T) {
 func TestUnifiedDiffAppliesWithPatch(t *testing.T) {
 	patch, err := exec.LookPath("patch")
 	if err != nil {
-		t.Skip("patch(1) not installed")
+		testenv.SkipOrFail(t, "patch(1) not installed")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	words := []string{"alpha", "beta", "gamma", "delta", "", "# title", "- item", "same"}

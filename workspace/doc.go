@@ -21,14 +21,31 @@
 //     (ErrOutside). Links inside that stay inside work, absolute ones too
 //     (os.Root alone refuses those; they are resolved by hand and then used
 //     through the root again);
+//   - a file is read or written through a handle on its folder, reached
+//     one folder at a time, each checked after it is opened: the one its
+//     name showed (no link swapped in), not one of Options.Deny (mnote's
+//     own config, data and state: ErrDenied) and not on a kernel file
+//     system (procfs, sysfs, devtmpfs... told by statfs and device, not by
+//     path: ErrOutside). Deny is by identity (device + inode of the denied
+//     folders and the folders under them when Open ran), so symbolic links,
+//     bind mounts, case or ".." do not lead around it; the tree, the
+//     watcher and the checkpoints skip those folders, and Open refuses a
+//     workspace folder that is, or is inside, one of them or a kernel
+//     file system. (A bind mount of a single file of theirs, or of a
+//     folder created under them after Open, is not recognized.);
 //   - FIFOs, sockets and devices are refused before they are opened, and
 //     the open is non-blocking and re-checked (ErrNotRegular);
-//   - writes to a file with several hard links are refused (ErrHardLink);
+//   - agents' reads and all writes of a file with several hard links are
+//     refused (ErrHardLink): its other names may be anywhere on the
+//     device. The page's own reads (the editor, attachments) allow them;
 //   - files over MaxFile (10 MiB) and files that are not UTF-8 get a clear
 //     error (ErrTooLarge, ErrNotText).
 //
-// Refusals are *RefusedError; AgentFS turns them into JSON-RPC "invalid
-// params" errors (*acp.RPCError) and reports them to Hooks.OnRefused.
+// Refusals are *RefusedError (matching fs.ErrPermission and their
+// sentinel); AgentFS reports them to Hooks.OnRefused. The package knows
+// nothing of JSON-RPC: the acp package answers fs.ErrPermission and
+// fs.ErrInvalid (which ErrNotRegular, ErrTooLarge and ErrNotText match)
+// with "invalid params", fs.ErrNotExist with "not found".
 //
 // # Writes
 //

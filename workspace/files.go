@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -25,16 +24,35 @@ func (w *Workspace) ReadFile(rel string) ([]byte, error) {
 }
 
 // readRegular reads the regular file rel (p is the path as given, for
-// messages). Special files are refused before they are opened, and the
-// open itself is non-blocking so a FIFO swapped in meanwhile cannot hang
-// it; the opened file must be the one that was checked.
+// messages) through the handle of its folder (openDir: no denied folder,
+// no kernel file system, no link swapped in on the way).
 func (w *Workspace) readRegular(p, rel string) ([]byte, fs.FileInfo, error) {
 	if err := w.Check(); err != nil {
 		return nil, nil, err
 	}
-	st, r, err := w.stat(p, rel)
+	r, err := w.resolve(p, rel)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r == "." {
+		return nil, nil, fmt.Errorf("%s is the workspace folder, not a file: %w", p, ErrNotRegular)
+	}
+	d, base, err := w.openParent(p, r, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer w.closeDir(d)
+	return w.readIn(p, d, base)
+}
+
+// readIn reads the regular file name in the folder d. Special files are
+// refused before they are opened, and the open itself is non-blocking so a
+// FIFO swapped in meanwhile cannot hang it; the opened file must be the
+// one that was checked.
+func (w *Workspace) readIn(p string, d *os.Root, name string) ([]byte, fs.FileInfo, error) {
+	st, err := d.Lstat(name)
+	if err != nil {
+		return nil, nil, w.mapErr(p, err)
 	}
 	if err := checkRegular(p, st); err != nil {
 		return nil, nil, err
@@ -42,7 +60,7 @@ func (w *Workspace) readRegular(p, rel string) ([]byte, fs.FileInfo, error) {
 	if st.Size() > MaxFile {
 		return nil, nil, tooLarge(p, st.Size())
 	}
-	f, err := w.root.OpenFile(osRel(r), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := d.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, nil, w.mapErr(p, err)
 	}
@@ -77,6 +95,55 @@ func (w *Workspace) readText(p, rel string) ([]byte, error) {
 		return nil, notText(p)
 	}
 	return b, nil
+}
+
+// readAgent is readText for an agent: a file with several hard links is
+// refused too.
+func (w *Workspace) readAgent(p, rel string) ([]byte, error) {
+	b, fi, err := w.readRegular(p, rel)
+	if err == nil {
+		err = checkLinks(p, fi)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(b) {
+		return nil, notText(p)
+	}
+	return b, nil
+}
+
+// checkAgentPath applies to a path served from a buffer what readAgent
+// applies to one read from disk: no denied folder or kernel file system on
+// the way, not a file with several hard links. A file deleted since its
+// buffer was opened passes.
+func (w *Workspace) checkAgentPath(p, rel string) error {
+	r, err := w.resolve(p, rel)
+	if err != nil {
+		return err
+	}
+	d, base, err := w.openParent(p, r, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer w.closeDir(d)
+	fi, err := d.Lstat(base)
+	if err != nil {
+		return nil //nolint:nilerr // gone: the buffer is all there is
+	}
+	return checkLinks(p, fi)
+}
+
+// checkLinks refuses a file with several hard links: its other names may
+// be anywhere on the device, outside the workspace or in a denied folder.
+func checkLinks(p string, fi fs.FileInfo) error {
+	if n := nlinkOf(fi); n > 1 {
+		return refused(p, ErrHardLink, "has %d hard links; its other names may be outside the workspace, so agents may not read or write it", n)
+	}
+	return nil
 }
 
 // written describes a completed atomic write.
@@ -123,33 +190,32 @@ func (w *Workspace) writeFile(p, rel string, data []byte) (written, error) {
 	if r == "." {
 		return written{}, fmt.Errorf("%s is the workspace folder, not a file: %w", p, ErrNotRegular)
 	}
+	d, base, err := w.openParent(p, r, true)
+	if err != nil {
+		return written{}, err
+	}
+	defer w.closeDir(d)
 	res := written{rel: r}
 	mode := os.FileMode(0o644)
-	fi, err := w.root.Lstat(osRel(r))
+	fi, err := d.Lstat(base)
 	switch {
 	case err == nil:
 		if err := checkRegular(p, fi); err != nil {
 			return res, err
 		}
-		if n := nlinkOf(fi); n > 1 {
-			return res, refused(p, ErrHardLink, "has %d hard links; writing it would change the other names too", n)
+		if err := checkLinks(p, fi); err != nil {
+			return res, err
 		}
-		before, _, err := w.readRegular(p, r)
+		before, _, err := w.readIn(p, d, base)
 		if err != nil {
 			return res, err
 		}
 		res.before, res.existed, mode = before, true, fi.Mode().Perm()
-	case errors.Is(err, fs.ErrNotExist):
-		if dir := path.Dir(r); dir != "." {
-			if err := w.root.MkdirAll(osRel(dir), rootPerm); err != nil {
-				return res, w.mapErr(p, err)
-			}
-		}
-	default:
+	case !errors.Is(err, fs.ErrNotExist):
 		return res, w.mapErr(p, err)
 	}
-	tmp := path.Join(path.Dir(r), tmpName(path.Base(r)))
-	f, err := w.root.OpenFile(osRel(tmp), os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	tmp := tmpName(base)
+	f, err := d.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if err != nil {
 		return res, w.mapErr(p, err)
 	}
@@ -164,22 +230,31 @@ func (w *Workspace) writeFile(p, rel string, data []byte) (written, error) {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = w.root.Rename(osRel(tmp), osRel(r))
+		werr = d.Rename(tmp, base)
 	}
 	if werr != nil {
-		_ = w.root.Remove(osRel(tmp))
+		_ = d.Remove(tmp)
 		return res, fmt.Errorf("write %s: %w; nothing was changed", p, w.mapErr(p, werr))
 	}
-	w.syncDir(path.Dir(r))
+	syncDir(d)
 	return res, nil
 }
 
-// syncDir makes a rename in dir durable; failures only cost durability.
+// syncDir makes a rename in the folder dir (workspace-relative) durable.
 func (w *Workspace) syncDir(dir string) {
-	d, err := w.root.Open(osRel(dir))
+	if d, err := w.root.OpenRoot(osRel(dir)); err == nil {
+		syncDir(d)
+		d.Close()
+	}
+}
+
+// syncDir makes a rename in the folder d durable; failures only cost
+// durability.
+func syncDir(d *os.Root) {
+	f, err := d.Open(".")
 	if err != nil {
 		return
 	}
-	_ = d.Sync()
-	_ = d.Close()
+	_ = f.Sync()
+	_ = f.Close()
 }

@@ -29,6 +29,9 @@ func (w *Workspace) CreateFile(rel string, content []byte) error {
 	if err := w.Check(); err != nil {
 		return err
 	}
+	if err := w.checkPath(r, r); err != nil {
+		return err
+	}
 	if err := w.mkParent(r); err != nil {
 		return err
 	}
@@ -63,6 +66,9 @@ func (w *Workspace) CreateFolder(rel string) error {
 	if err := w.Check(); err != nil {
 		return err
 	}
+	if err := w.checkPath(r, r); err != nil {
+		return err
+	}
 	if err := w.mkParent(r); err != nil {
 		return err
 	}
@@ -93,6 +99,12 @@ func (w *Workspace) Rename(from, to string) error {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	if err := w.Check(); err != nil {
+		return err
+	}
+	if err := w.checkPath(f, f); err != nil {
+		return err
+	}
+	if err := w.checkPath(t, t); err != nil {
 		return err
 	}
 	src, err := w.root.Lstat(osRel(f))

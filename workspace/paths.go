@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -37,9 +38,6 @@ func (w *Workspace) relFromAbs(p string) (string, error) {
 		if strings.HasPrefix(c, prefix) {
 			return filepath.ToSlash(c[len(prefix):]), nil
 		}
-	}
-	if s := systemPath(c); s != "" {
-		return "", refused(p, ErrOutside, "is in %s, a system folder outside the workspace", s)
 	}
 	return "", refused(p, ErrOutside, "is outside the workspace %s", w.dir)
 }
@@ -82,10 +80,29 @@ func hasDotDot(p string) bool {
 // osRel is a slash-separated relative path in the OS's form.
 func osRel(rel string) string { return filepath.FromSlash(rel) }
 
+// errEscapes is os.Root's (unexported) error for a path leading out of
+// the root, learnt from the first root opened (learnEscape).
+var (
+	errEscapes     error
+	errEscapesOnce sync.Once
+)
+
+// learnEscape has root refuse an absolute path, which os.Root does before
+// any system call, and keeps the error it wraps.
+func learnEscape(root *os.Root) {
+	errEscapesOnce.Do(func() {
+		_, err := root.Lstat(string(filepath.Separator))
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			errEscapes = pe.Err
+		}
+	})
+}
+
 // isEscape reports os.Root's refusal of a path leading out of the root (an
 // absolute symbolic link, or one climbing above the root).
 func isEscape(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+	return err != nil && errEscapes != nil && errors.Is(err, errEscapes)
 }
 
 // stat follows rel to a file (symbolic links included), resolving absolute

@@ -58,6 +58,9 @@ func (w *Workspace) Delete(rel string) (Trashed, error) {
 	if err := w.Check(); err != nil {
 		return Trashed{}, err
 	}
+	if err := w.checkPath(r, r); err != nil {
+		return Trashed{}, err
+	}
 	fi, err := w.root.Lstat(osRel(r))
 	if err != nil {
 		return Trashed{}, w.mapErr(r, err)
@@ -210,6 +213,9 @@ func (w *Workspace) Restore(t Trashed) error {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	if err := w.Check(); err != nil {
+		return err
+	}
+	if err := w.checkPath(r, r); err != nil {
 		return err
 	}
 	exists := func() error {

@@ -130,6 +130,9 @@ func (w *Workspace) Tree(opts TreeOptions) (*Node, error) {
 	if err := w.Check(); err != nil {
 		return nil, err
 	}
+	if err := w.checkPath(rel, rel); err != nil {
+		return nil, err
+	}
 	st, r, err := w.stat(rel, rel)
 	if err != nil {
 		return nil, err
@@ -160,7 +163,7 @@ func (w *Workspace) list(n *Node, real string, opts TreeOptions, depth int, q qu
 	}
 	for _, e := range ents {
 		nm := e.Name()
-		if w.ign.name(nm) || (!opts.Hidden && strings.HasPrefix(nm, ".")) {
+		if w.ign.name(nm) || (!opts.Hidden && strings.HasPrefix(nm, ".")) || w.deniedEntry(join(real, nm), e) {
 			continue
 		}
 		c := &Node{Name: nm, Path: join(n.Path, nm)}
@@ -179,8 +182,8 @@ func (w *Workspace) list(n *Node, real string, opts TreeOptions, depth int, q qu
 			}
 		case t&fs.ModeSymlink != 0:
 			st, err := w.root.Stat(osRel(creal))
-			if err != nil {
-				continue // broken, or leading outside
+			if err != nil || w.deny.of(st) != "" {
+				continue // broken, leading outside or into mnote's own data
 			}
 			c.Link, c.Dir = true, st.IsDir()
 			if !c.Dir && !opts.AllFiles && !IsMarkdown(nm) {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"mnote/internal/testenv"
 	"mnote/workspace"
 )
 
@@ -270,13 +271,13 @@ func TestDeleteToTrashAndRestore(t *testing.T) {
 func TestDeleteFallsBackToLocalTrash(t *testing.T) {
 	shm, err := os.MkdirTemp("/dev/shm", "mnote-trash-test-")
 	if err != nil {
-		t.Skipf("no /dev/shm: %v", err)
+		testenv.SkipOrFail(t, "no /dev/shm: "+err.Error())
 	}
 	t.Cleanup(func() { os.RemoveAll(shm) })
 	var a, b syscall.Stat_t
 	dir := t.TempDir()
 	if syscall.Stat(shm, &a) != nil || syscall.Stat(dir, &b) != nil || a.Dev == b.Dev {
-		t.Skip("/dev/shm is on the same device as the temp folder")
+		testenv.SkipOrFail(t, "/dev/shm is on the same device as the temp folder")
 	}
 	w, dir := openDir(t, dir, workspace.Options{TrashDir: filepath.Join(shm, "Trash")})
 	write(t, filepath.Join(dir, "n.md"), "n\n")

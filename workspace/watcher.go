@@ -154,7 +154,7 @@ func (wt *watcher) addDir(rel string, found func(rel string, dir bool)) error {
 		return nil // gone already; its removal event follows
 	}
 	for _, e := range ents {
-		if wt.w.ign.name(e.Name()) {
+		if wt.w.ign.name(e.Name()) || wt.w.deniedEntry(join(rel, e.Name()), e) {
 			continue
 		}
 		c := join(rel, e.Name())
@@ -436,7 +436,7 @@ func (wt *watcher) rescan() {
 			return
 		}
 		for _, e := range ents {
-			if wt.w.ign.name(e.Name()) {
+			if wt.w.ign.name(e.Name()) || wt.w.deniedEntry(join(rel, e.Name()), e) {
 				continue
 			}
 			c := join(rel, e.Name())

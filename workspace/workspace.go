@@ -9,16 +9,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
-
-	"mnote/acp"
 )
 
-// MaxFile is the largest file read, written or checkpointed: 10 MiB, the
-// same limit the acp package applies to fs/* requests.
-const MaxFile = acp.MaxTextFile
+// MaxFile is the largest file read, written or checkpointed: 10 MiB.
+const MaxFile = 10 << 20
 
 // Options tunes a Workspace. The zero value is usable: no checkpoints, the
 // default ignore list, the user's freedesktop trash, a 75 ms debounce.
@@ -40,6 +36,14 @@ type Options struct {
 	Debounce time.Duration
 	// Logger receives warnings (slog.Default() if nil).
 	Logger *slog.Logger
+	// Deny lists folders nothing in the workspace may reach, whatever
+	// path leads there (symbolic links and bind mounts included): mnote's
+	// own config, data and state folders. They are told by identity
+	// (device + inode, of them and of the folders under them when Open
+	// runs); reads and writes into them are refused (ErrDenied), the
+	// tree, the watcher and the checkpoints skip them, and a workspace
+	// folder that is one of them or inside one is refused.
+	Deny []string
 }
 
 // Workspace is one folder of notes opened for the app and its agents. It is
@@ -50,6 +54,7 @@ type Workspace struct {
 	real string // dir with symbolic links resolved
 	root *os.Root
 	id   fileID
+	deny denySet
 	opts Options
 	ign  ignorer
 	log  *slog.Logger
@@ -84,8 +89,9 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace folder %s: %w (choose an existing folder)", abs, err)
 	}
-	if systemPath(real) != "" {
-		return nil, &RefusedError{Path: abs, Reason: "is a system folder (" + systemPath(real) + "); choose a folder of notes", Err: ErrOutside}
+	deny := newDenySet(opts.Deny)
+	if err := checkAncestors(abs, real, deny); err != nil {
+		return nil, err
 	}
 	st, err := os.Stat(real)
 	if err != nil {
@@ -98,12 +104,13 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace folder %s: %w", abs, err)
 	}
+	learnEscape(root)
 	// Pin what the root handle refers to, not what the path named a moment
 	// ago, so a swap between Stat and OpenRoot is caught by the next check.
-	rst, err := root.Stat(".")
+	rst, err := checkRoot(abs, root, deny)
 	if err != nil {
 		root.Close()
-		return nil, fmt.Errorf("open workspace folder %s: %w", abs, err)
+		return nil, err
 	}
 	id, _ := idOf(rst)
 	if opts.Debounce <= 0 {
@@ -121,6 +128,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		real:    real,
 		root:    root,
 		id:      id,
+		deny:    deny,
 		opts:    opts,
 		ign:     newIgnorer(opts.Ignore),
 		log:     log.With("workspace", abs),
@@ -216,18 +224,26 @@ func (w *Workspace) Close() error {
 // must not block for long. The returned function unsubscribes.
 func (w *Workspace) Subscribe(fn func(Event)) (cancel func()) { return w.events.subscribe(fn) }
 
-// systemPath names the kernel file system a path lies in, or "" (for
-// /dev/shm too: a tmpfs where a folder of notes can live).
-func systemPath(p string) string {
-	if p == "/dev/shm" || strings.HasPrefix(p, "/dev/shm/") {
-		return ""
+// checkRoot checks the folder a root was opened on: not a denied folder,
+// not on a kernel file system (/proc, /sys, /dev, told by the file
+// system, not the path). It returns the folder's information.
+func checkRoot(abs string, root *os.Root, deny denySet) (fs.FileInfo, error) {
+	f, err := root.Open(".")
+	if err != nil {
+		return nil, fmt.Errorf("open workspace folder %s: %w", abs, err)
 	}
-	for _, s := range []string{"/proc", "/sys", "/dev"} {
-		if p == s || strings.HasPrefix(p, s+"/") {
-			return s
-		}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("open workspace folder %s: %w", abs, err)
 	}
-	return ""
+	if top := deny.of(fi); top != "" {
+		return nil, refused(abs, ErrDenied, "is mnote's own data (%s), which agents may not reach; choose a folder of notes", top)
+	}
+	if k := kernelFS(f, fi); k != "" {
+		return nil, refused(abs, ErrOutside, "is on %s, a kernel file system; choose a folder of notes", k)
+	}
+	return fi, nil
 }
 
 // errText is err's message without the path os adds in front.

@@ -19,16 +19,17 @@ type BindOptions struct {
 	// agent supports it, then session/resume, else a new agent session.
 	AgentSessionID string
 	Cwd            string
-	FS             acp.FileSystem // nil: confined to Cwd
+	// FS serves the agent's fs/* requests (confined by the caller, e.g. a
+	// workspace's AgentFS); nil refuses them all. There is no fallback.
+	FS acp.FileSystem
+	// McpServers go to the agent with the session (acp.SessionConfig).
+	McpServers []json.RawMessage
 }
 
 // Bind attaches a running agent to the session, recording the binding.
 func (s *Session) Bind(ctx context.Context, a *acp.Agent, o BindOptions) (*Binding, error) {
+	s.detachAgent()
 	s.mu.Lock()
-	if s.as != nil {
-		s.as.Close()
-		s.as = nil
-	}
 	s.record("out", "initialize", a.InitLines[0], nil)
 	s.record("in", acp.KindResponse, a.InitLines[1], nil)
 	werr := s.writeErr
@@ -37,16 +38,8 @@ func (s *Session) Bind(ctx context.Context, a *acp.Agent, o BindOptions) (*Bindi
 		return nil, werr
 	}
 
-	fs := o.FS
-	if fs == nil {
-		rfs, err := acp.NewRootFS(o.Cwd)
-		if err != nil {
-			return nil, err
-		}
-		rfs.OnWrite = s.FileWritten
-		fs = rfs
-	}
-	cfg := acp.SessionConfig{Cwd: o.Cwd, Handler: s, Broker: s, FS: fs}
+	cfg := acp.SessionConfig{Cwd: o.Cwd, Handler: s, Broker: s, FS: o.FS, McpServers: o.McpServers,
+		Terminals: &acp.TerminalConfig{Observer: s, Allow: s.terminalAllowed}}
 	b := &Binding{Runtime: o.Runtime, Command: o.Command}
 	caps := a.Init.AgentCapabilities
 	var as *acp.Session
@@ -215,23 +208,29 @@ func (s *Session) Cancel() {
 // Detach forgets the agent session (its pending permission requests are
 // answered cancelled); the agent process may go on serving others.
 func (s *Session) Detach() error {
+	s.detachAgent()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.as != nil {
-		s.as.Close()
-		s.as = nil
-	}
 	return s.writeErr
+}
+
+// detachAgent closes the agent session without s.mu held: closing it
+// releases its terminals, whose ends are recorded (under s.mu).
+func (s *Session) detachAgent() {
+	s.mu.Lock()
+	as := s.as
+	s.as = nil
+	s.mu.Unlock()
+	if as != nil {
+		as.Close()
+	}
 }
 
 // Close detaches the runtime and closes the transcript.
 func (s *Session) Close() error {
+	s.detachAgent()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.as != nil {
-		s.as.Close()
-		s.as = nil
-	}
 	s.sync()
 	err := s.rec.Close()
 	if s.writeErr != nil {

@@ -2,14 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"mnote/app/export"
+	"mnote/internal/atomicfile"
 	"mnote/thread"
 )
 
@@ -104,30 +103,8 @@ func (e *env) redactor(workspace string) (*export.Redactor, error) {
 // writeFileAtomic writes a file through a temporary file in the same
 // folder, renamed over it once complete (mode 0600): a failed export
 // leaves an existing file as it was.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if err = write(tmp); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return errors.Join(err, os.Remove(tmp.Name()))
-	}
-	return nil
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	return atomicfile.Write(path, 0o600, write)
 }
 
 // markdownOptions choose what `mnote show` prints of a thread.

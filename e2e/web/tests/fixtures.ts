@@ -145,8 +145,12 @@ export class Serve {
 /** A fresh MNOTE_HOME with the test agent configured. */
 export function makeHome(): { home: string; workspace: string } {
   // run.sh sets MNOTE_E2E_TMP (removed, and its processes stopped, on exit).
-  const home = fs.mkdtempSync(path.join(process.env.MNOTE_E2E_TMP || os.tmpdir(), 'mnote-e2e-web-'));
-  const workspace = path.join(home, 'ws');
+  // The notes folder beside MNOTE_HOME, not in it: mnote refuses a folder
+  // inside its own data (agents must never reach it).
+  const root = fs.mkdtempSync(path.join(process.env.MNOTE_E2E_TMP || os.tmpdir(), 'mnote-e2e-web-'));
+  const home = path.join(root, 'home');
+  const workspace = path.join(root, 'ws');
+  fs.mkdirSync(home);
   fs.mkdirSync(workspace);
   const config = {
     agent_servers: {
@@ -175,7 +179,7 @@ export const test = base.extend<Fixtures>({
         await testInfo.attach('serve.log', { path: s.log, contentType: 'text/plain' });
       }
       if (code !== null && code !== 0) console.warn(`WARN: mnote serve exited with ${code} (log below)\n${tail(s.log)}`);
-      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(path.dirname(home), { recursive: true, force: true });
     }
   },
   page: async ({ page }, use, testInfo) => {
