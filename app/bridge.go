@@ -15,6 +15,7 @@ import (
 
 	"mnote/acp/runtimes"
 	"mnote/cloudsync"
+	"mnote/mcp"
 	"mnote/store"
 	"mnote/workspace"
 )
@@ -53,6 +54,9 @@ type Config struct {
 	// returns the chosen path ("" cancelled). nil (mnote serve): exports
 	// are returned to the page, which downloads them.
 	SaveFile func(ctx context.Context, name string) (string, error)
+	// MCPCommand is the program agents start for the notes tools
+	// (`MCPCommand mcp`); "" is this executable.
+	MCPCommand string
 }
 
 // Services are the app's services and its live sessions.
@@ -64,12 +68,15 @@ type Services struct {
 	det   *runtimes.Detector
 	em    Emitter
 	perms *permissions
+	elic  elicitations // agents' questions waiting for the user (elicitation.go)
 	pool  *agentPool
 	ws    *workspaces
 	// sync is the opt-in metadata sync (nil when it could not be opened:
 	// syncErr says why).
 	sync    *cloudsync.Syncer
 	syncErr error
+	// mcp is the notes tools' socket (mcp.go); nil when it is off.
+	mcp *mcp.Host
 
 	// life is the services' lifetime: the window's calls run under it
 	// (Bridge.Call), and Shutdown cancels it.
@@ -128,6 +135,7 @@ func New(cfg Config) (*Services, error) {
 	s.ws = &workspaces{s: s, open: map[string]*workspace.Workspace{}}
 	s.startWorkspace()
 	s.openSync()
+	s.startMCP()
 	return s, nil
 }
 
@@ -217,6 +225,7 @@ func init() {
 		"sessions.open":            method((*Services).sessionsOpen),
 		"sessions.prompt":          method((*Services).sessionsPrompt),
 		"sessions.cancel":          method((*Services).sessionsCancel),
+		"sessions.killTerminal":    method((*Services).sessionsKillTerminal),
 		"sessions.rename":          method((*Services).sessionsRename),
 		"sessions.delete":          method((*Services).sessionsDelete),
 		"sessions.restore":         method((*Services).sessionsRestore),
@@ -236,6 +245,8 @@ func init() {
 		"notes.links":              method((*Services).notesLinks),
 		"notes.outline":            method((*Services).notesOutline),
 		"notes.resolve":            method((*Services).notesResolve),
+		"notes.updateLinks":        method((*Services).notesUpdateLinks),
+		"notes.undoUpdateLinks":    method((*Services).notesUndoUpdateLinks),
 		"files.open":               method((*Services).filesOpen),
 		"files.update":             method((*Services).filesUpdate),
 		"files.save":               method((*Services).filesSave),
@@ -249,6 +260,9 @@ func init() {
 		"checkpoints.list":         method((*Services).checkpointsList),
 		"checkpoints.changes":      method((*Services).checkpointsChanges),
 		"checkpoints.revert":       method((*Services).checkpointsRevert),
+		"checkpoints.undoRevert":   method((*Services).checkpointsUndoRevert),
+		"checkpoints.hunks":        method((*Services).checkpointsHunks),
+		"checkpoints.review":       method((*Services).checkpointsReview),
 		"sessions.export":          method((*Services).sessionsExport),
 		"sync.status":              method((*Services).syncStatus),
 		"sync.configure":           method((*Services).syncConfigure),
@@ -261,10 +275,16 @@ func init() {
 		"shares.revoke":            method((*Services).sharesRevoke),
 		"agents.running":           method((*Services).agentsRunning),
 		"agents.setKey":            method((*Services).agentsSetKey),
+		"agents.setNotesTools":     method((*Services).agentsSetNotesTools),
 		"agents.openTerminal":      method((*Services).agentsOpenTerminal),
 		"sessions.switchAgent":     method((*Services).sessionsSwitchAgent),
 		"sessions.close":           method((*Services).sessionsClose),
 		"permissions.decide":       method((*Services).permissionsDecide),
+		"elicitations.answer":      method((*Services).elicitationsAnswer),
+		"agents.listSessions":      method((*Services).agentsListSessions),
+		"sessions.import":          method((*Services).sessionsImport),
+		"permissions.rules":        method((*Services).permissionsRules),
+		"permissions.revoke":       method((*Services).permissionsRevoke),
 	}
 }
 
@@ -325,6 +345,11 @@ func (s *Services) Shutdown() {
 	wg.Wait()
 	s.turns.Wait()
 	s.pool.close()
+	if s.mcp != nil {
+		if err := s.mcp.Close(); err != nil {
+			s.log.Debug("closing the notes tools' socket", "err", err)
+		}
+	}
 	s.ws.closeAll()
 	if s.sync != nil {
 		if err := s.sync.Close(); err != nil {

@@ -2,8 +2,12 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +48,11 @@ type notesIndex struct {
 	// behind is set when the queue was full: the updater syncs the whole
 	// folder instead of the changes it missed.
 	behind atomic.Bool
+
+	// undos are the last link updates (notes.updateLinks), by id, oldest
+	// first in undoOrder (guarded by mu).
+	undos     map[string][]linkEdit
+	undoOrder []string
 }
 
 // openNotesIndex opens the notes index of w (under the data folder) and
@@ -283,4 +292,189 @@ func (s *Services) notesResolve(ctx context.Context, a notesResolveArgs) (any, *
 		return nil, errorFrom("resolve "+a.Target, err)
 	}
 	return map[string]string{"path": p}, nil
+}
+
+// ---- updating links after a rename ----------------------------------------------
+
+// maxUndos is how many link updates notes.undoUpdateLinks can still undo.
+const maxUndos = 16
+
+// linkEdit is one note a link update wrote: its text before and after.
+type linkEdit struct {
+	path, old, new string
+}
+
+// LinksUndo is the opaque handle of one link update, for
+// notes.undoUpdateLinks (valid while the folder stays open, for the last
+// few updates).
+type LinksUndo struct {
+	ID string `json:"id"`
+}
+
+// LinksUpdated is the result of notes.updateLinks.
+type LinksUpdated struct {
+	// Changed are the notes whose links were (dry run: would be) rewritten,
+	// Links how many links that is.
+	Changed []string `json:"changed"`
+	Links   int      `json:"links"`
+	// Skipped are notes left alone: unsaved edits in an open editor, or
+	// changed on disk while the update ran.
+	Skipped []string   `json:"skipped,omitempty"`
+	Undo    *LinksUndo `json:"undo,omitempty"`
+}
+
+type notesUpdateLinksArgs struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	DryRun bool   `json:"dryRun,omitempty"`
+}
+
+// notesUpdateLinks rewrites the links that pointed at a note renamed or
+// moved from → to (the rename done), writing each note as a save through
+// mnote (open editors take the new text).
+func (s *Services) notesUpdateLinks(ctx context.Context, a notesUpdateLinksArgs) (any, *Error) {
+	n, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	if a.From == "" || a.To == "" {
+		return nil, badRequest("from and to are required")
+	}
+	read := func(rel string) (string, error) {
+		b, err := w.ReadFile(rel)
+		return string(b), err
+	}
+	rs, err := n.ix.MoveRewrites(ctx, a.From, a.To, read)
+	if err != nil {
+		return nil, workspaceError("links to "+a.From, err)
+	}
+	out := LinksUpdated{Changed: []string{}}
+	var done []linkEdit
+	for _, r := range rs {
+		if a.DryRun {
+			out.Changed = append(out.Changed, r.Path)
+			out.Links += r.Links
+			continue
+		}
+		ok, err := s.writeNote(w, r.Path, r.Old, r.New)
+		if err != nil {
+			return nil, workspaceError("update the links in "+r.Path, err)
+		}
+		if !ok {
+			out.Skipped = append(out.Skipped, r.Path)
+			continue
+		}
+		done = append(done, linkEdit{path: r.Path, old: r.Old, new: r.New})
+		out.Changed = append(out.Changed, r.Path)
+		out.Links += r.Links
+	}
+	if len(done) > 0 {
+		out.Undo = &LinksUndo{ID: n.keepUndo(done)}
+	}
+	return out, nil
+}
+
+type notesUndoLinksArgs struct {
+	Undo LinksUndo `json:"undo"`
+}
+
+// notesUndoUpdateLinks puts back the texts a link update replaced; when
+// any of those notes changed since (on disk or unsaved in an editor),
+// nothing is written and it fails with conflict.
+func (s *Services) notesUndoUpdateLinks(_ context.Context, a notesUndoLinksArgs) (any, *Error) {
+	n, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	n.mu.Lock()
+	edits, ok := n.undos[a.Undo.ID]
+	n.mu.Unlock()
+	if !ok {
+		return nil, &Error{Code: CodeNotFound, Message: "that link update can no longer be undone"}
+	}
+	var changed []string
+	for _, ed := range edits {
+		cur, err := w.ReadFile(ed.path)
+		st, open := w.Buffers().Get(ed.path)
+		if err != nil || string(cur) != ed.new || (open && (st.Dirty || st.Content != ed.new)) {
+			changed = append(changed, ed.path)
+		}
+	}
+	if len(changed) > 0 {
+		return nil, &Error{Code: CodeConflict, Message: "these notes changed since their links were updated: " + strings.Join(changed, ", "),
+			Details: strings.Join(changed, "\n")}
+	}
+	restored := []string{}
+	for _, ed := range edits {
+		ok, err := s.writeNote(w, ed.path, ed.new, ed.old)
+		if err != nil {
+			return nil, workspaceError("restore "+ed.path, err)
+		}
+		if ok {
+			restored = append(restored, ed.path)
+		}
+	}
+	n.mu.Lock()
+	delete(n.undos, a.Undo.ID)
+	n.undoOrder = slices.DeleteFunc(n.undoOrder, func(id string) bool { return id == a.Undo.ID })
+	n.mu.Unlock()
+	return map[string][]string{"restored": restored}, nil
+}
+
+// keepUndo remembers a link update and returns its id.
+func (n *notesIndex) keepUndo(edits []linkEdit) string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.undos == nil {
+		n.undos = map[string][]linkEdit{}
+	}
+	n.undos[id] = edits
+	n.undoOrder = append(n.undoOrder, id)
+	for len(n.undoOrder) > maxUndos {
+		delete(n.undos, n.undoOrder[0])
+		n.undoOrder = n.undoOrder[1:]
+	}
+	return id
+}
+
+// writeNote saves text to the note at rel through its buffer, as the
+// user's save (the watcher reports it with the app's origin), when the
+// note still holds want: false, and nothing written, when it has unsaved
+// edits in an editor or another text. An editor showing it takes the new
+// text (a reloaded buffer event).
+func (s *Services) writeNote(w *workspace.Workspace, rel, want, text string) (bool, error) {
+	bs := w.Buffers()
+	st, open := bs.Get(rel)
+	if !open {
+		var err error
+		if st, err = bs.Open(rel); err != nil {
+			return false, err
+		}
+		defer bs.Close(rel)
+	}
+	if st.Dirty || st.Conflict || st.Content != want {
+		return false, nil
+	}
+	if _, err := bs.Update(rel, text, true); err != nil {
+		return false, err
+	}
+	st, err := bs.Save(rel)
+	if err != nil {
+		return false, err
+	}
+	if open {
+		s.emit(EventWorkspaceChanged, workspace.Event{Buffers: []workspace.BufferEvent{{Kind: workspace.BufferReloaded, Buffer: st}}})
+	}
+	return true, nil
 }

@@ -17,6 +17,7 @@ import (
 	"mnote/app"
 	"mnote/cloudsync"
 	"mnote/controlplane/api"
+	"mnote/notes"
 	"mnote/thread"
 	"mnote/workspace"
 )
@@ -34,20 +35,33 @@ var contract = map[string][]any{
 	"SessionSummary":            {app.SessionSummary{}},
 	"PermissionOption":          {app.PermissionOption{}, thread.PermissionOption{}},
 	"PermissionRequest":         {app.PermissionRequest{}},
+	"PermissionRule":            {app.PermissionRule{}},
 	"Snapshot":                  {app.Snapshot{}},
 	"Hit":                       {app.Hit{}},
 	"RunningAgent":              {app.RunningAgent{}},
 	"SessionsChanged":           {app.SessionsChanged{}},
 	"WorkspaceInfo":             {app.WorkspaceInfo{}},
 	"NotesIndexStatus":          {app.NotesIndexStatus{}},
+	"LinksUpdated":              {app.LinksUpdated{}},
+	"LinksUndo":                 {app.LinksUndo{}},
+	"NoteHit":                   {notes.Hit{}},
+	"NoteHeading":               {notes.Heading{}},
+	"NoteLink":                  {notes.Link{}},
 	"TurnChanges":               {app.TurnChanges{}},
 	"TurnFile":                  {app.ChangedFile{}},
 	"PromptContext":             {app.PromptContext{}},
 	"Exported":                  {app.Exported{}},
 	"AppendPayload":             {app.AppendPayload{}},
+	"TerminalPayload":           {app.TerminalPayload{}},
+	"TerminalOutputPayload":     {app.TerminalOutputPayload{}},
+	"Terminal":                  {thread.Terminal{}},
 	"TurnPayload":               {app.TurnPayload{}},
 	"NoticePayload":             {app.NoticePayload{}},
 	"PermissionResolvedPayload": {app.ResolvedPayload{}},
+	"ElicitationRequest":        {app.ElicitationRequest{}},
+	"ElicitationResolved":       {app.ElicitationResolvedPayload{}},
+	"AgentSession":              {app.AgentSession{}},
+	"AgentSessions":             {app.AgentSessions{}},
 	"ApiErrorShape":             {app.Error{}},
 	"ThreadSnapshot":            {thread.Snapshot{}},
 	"Entry":                     {thread.Entry{}},
@@ -69,6 +83,9 @@ var contract = map[string][]any{
 	"FindHit":                   {workspace.Match{}},
 	"FileDiff":                  {workspace.FileDiff{}},
 	"RevertResult":              {workspace.RevertResult{}},
+	"Hunk":                      {workspace.Hunk{}},
+	"HunkReview":                {workspace.HunkReview{}},
+	"FileHunks":                 {workspace.FileHunks{}},
 	"WorkspaceChange":           {workspace.Change{}},
 	"BufferEvent":               {workspace.BufferEvent{}},
 	"WorkspaceChanged":          {workspace.Event{}},

@@ -25,4 +25,11 @@
 // ([text](../b.md)) resolves against the linking note's folder. Links are
 // kept as written, and resolved when asked, so a note created later
 // resolves links written before it.
+//
+// When a note is renamed or moved, MoveRewrites computes the new text of
+// every note whose links pointed at it (RewriteLinks: wikilinks keep their
+// #heading, |alias and form, a bare name staying bare when it still finds
+// the note; relative Markdown links are recomputed; the moved note's own
+// relative links follow it). It writes nothing: the app saves the texts
+// through the workspace.
 package notes

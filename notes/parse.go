@@ -48,18 +48,11 @@ const contextMax = 300
 // hold neither.
 func parse(rel, text string) (heads []Heading, links []Link) {
 	dir := path.Dir(rel)
-	fence := ""
+	var fence fences
 	for i, line := range strings.Split(text, "\n") {
 		n := i + 1
 		t := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
+		if fence.skip(t) {
 			continue
 		}
 		if h, ok := heading(t); ok {
@@ -72,11 +65,7 @@ func parse(rel, text string) (heads []Heading, links []Link) {
 		ctx := cut(t, contextMax)
 		for _, m := range wikiRe.FindAllStringSubmatch(line, -1) {
 			l := Link{From: rel, Line: n, Context: ctx, Wiki: true}
-			inner := m[1]
-			inner, l.Alias, _ = strings.Cut(inner, "|")
-			l.Target, l.Heading, _ = strings.Cut(inner, "#")
-			l.Target = strings.TrimSuffix(strings.TrimSpace(l.Target), ".md")
-			l.Heading, l.Alias = strings.TrimSpace(l.Heading), strings.TrimSpace(l.Alias)
+			l.Target, l.Heading, l.Alias = wikiParts(m[1])
 			if l.Target == "" && l.Heading == "" {
 				continue
 			}
@@ -96,6 +85,33 @@ func parse(rel, text string) (heads []Heading, links []Link) {
 		}
 	}
 	return heads, links
+}
+
+// fences follows ``` and ~~~ code fences line by line.
+type fences string
+
+// skip reports whether the trimmed line t opens, closes or is inside a
+// fenced code block (which holds neither headings nor links).
+func (f *fences) skip(t string) bool {
+	if *f != "" {
+		if strings.HasPrefix(t, string(*f)) {
+			*f = ""
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		*f = fences(t[:3])
+		return true
+	}
+	return false
+}
+
+// wikiParts splits the inside of [[…]] into its target (".md" dropped),
+// heading and alias, each trimmed.
+func wikiParts(inner string) (target, heading, alias string) {
+	inner, alias, _ = strings.Cut(inner, "|")
+	target, heading, _ = strings.Cut(inner, "#")
+	return strings.TrimSuffix(strings.TrimSpace(target), ".md"), strings.TrimSpace(heading), strings.TrimSpace(alias)
 }
 
 // relativeTarget resolves a Markdown link's target against the linking

@@ -6,6 +6,9 @@ import { pickTransport, type ConnectionState, type Transport } from './transport
 import type {
   Agent,
   AgentCheck,
+  AgentSessions,
+  ElicitationAction,
+  ElicitationRequest,
   BufferState,
   CustomAgentInput,
   EventMap,
@@ -15,11 +18,21 @@ import type {
   FileDiff,
   FindHit,
   Hit,
+  LinksUndo,
+  LinksUpdated,
+  NoteHeading,
+  NoteHit,
+  NoteLink,
+  NotesIndexStatus,
   PermissionRequest,
+  PermissionRule,
   PromptExtras,
   PublishOptions,
   RemovedData,
   RevertResult,
+  FileHunks,
+  Hunk,
+  HunkAction,
   RunningAgent,
   SessionSummary,
   Share,
@@ -45,6 +58,8 @@ export interface Client {
     setKey(name: string, variable: string, value: string): Promise<Agent[]>;
     /** Opens a terminal on a login command (method: an auth method id; "" the login hint's). */
     openTerminal(name: string, method?: string): Promise<TerminalOpened>;
+    /** The agent's own sessions in the open workspace (ACP session/list). */
+    listSessions(agent: string): Promise<AgentSessions>;
   };
   sessions: {
     list(args?: { limit?: number; offset?: number }): Promise<SessionSummary[]>;
@@ -52,6 +67,8 @@ export interface Client {
     open(id: string): Promise<Snapshot>;
     prompt(id: string, text: string, extra?: PromptExtras): Promise<{ turn: number }>;
     cancel(id: string): Promise<void>;
+    /** Kills the command of one of the agent's terminals (a card's Stop). */
+    killTerminal(id: string, terminalId: string): Promise<void>;
     rename(id: string, title: string): Promise<SessionSummary>;
     delete(id: string): Promise<void>;
     restore(id: string): Promise<SessionSummary>;
@@ -62,6 +79,12 @@ export interface Client {
     switchAgent(id: string, agent: string): Promise<SessionSummary>;
     close(id: string): Promise<void>;
     export(id: string, opts: ExportOptions): Promise<Exported>;
+    /** Brings one of the agent's own sessions into mnote (session/load). */
+    import(agent: string, agentSessionId: string, title?: string): Promise<SessionSummary>;
+  };
+  elicitations: {
+    /** Answers an agent's question; accept sends content (refused bad_request, details "field: reason" lines, when it does not fit). */
+    answer(sessionId: string, requestId: string, action: ElicitationAction, content?: Record<string, unknown>): Promise<void>;
   };
   sync: {
     status(): Promise<SyncStatus>;
@@ -78,6 +101,10 @@ export interface Client {
   };
   permissions: {
     decide(sessionId: string, requestId: string, optionId: string): Promise<void>;
+    /** The remembered always-choices. */
+    rules(): Promise<PermissionRule[]>;
+    /** Forgets one: the next such request asks again. */
+    revoke(rule: Pick<PermissionRule, 'agent' | 'workspace' | 'toolKind'>): Promise<void>;
   };
   workspace: {
     /** The open folder, or null when none is. */
@@ -101,10 +128,26 @@ export interface Client {
     delete(path: string): Promise<Trashed>;
     restore(trash: Trashed): Promise<void>;
   };
+  notes: {
+    status(): Promise<NotesIndexStatus>;
+    search(query: string, opts?: { folder?: string; limit?: number }): Promise<NoteHit[]>;
+    headings(query: string, limit?: number): Promise<NoteHeading[]>;
+    outline(path: string): Promise<NoteHeading[]>;
+    links(path: string): Promise<NoteLink[]>;
+    backlinks(path: string): Promise<NoteLink[]>;
+    /** The note a link in the note `from` opens; "" when none does. */
+    resolve(from: string, target: string, wiki: boolean): Promise<string>;
+    /** After a rename: rewrites the links that pointed at the note (dryRun: only counts them). */
+    updateLinks(from: string, to: string, dryRun?: boolean): Promise<LinksUpdated>;
+    undoUpdateLinks(undo: LinksUndo): Promise<string[]>;
+  };
   checkpoints: {
     list(sessionId: string): Promise<TurnChanges[]>;
     changes(sessionId: string, turn: number): Promise<FileDiff[]>;
     revert(sessionId: string, turn: number): Promise<RevertResult>;
+    undoRevert(sessionId: string, turn: number): Promise<RevertResult>;
+    hunks(sessionId: string, turn: number, path: string): Promise<FileHunks>;
+    review(sessionId: string, turn: number, path: string, action: HunkAction, hunks: Hunk[]): Promise<FileHunks>;
   };
   on<K extends EventName>(name: K, cb: (data: EventMap[K]) => void): () => void;
   onReconnect(cb: () => void): () => void;
@@ -122,6 +165,11 @@ function obj<T>(x: unknown, method: string): T {
     throw new ApiError('internal', `The app answered ${method} without a result.`);
   }
   return x as T;
+}
+
+function fileHunks(x: unknown, method: string): FileHunks {
+  const r = obj<FileHunks>(x, method);
+  return { ...r, hunks: arr(r.hunks), reviews: arr(r.reviews) };
 }
 
 /** A WorkspaceInfo, or null for null/{} (no folder open; the mock answers {}). */
@@ -147,6 +195,7 @@ function normalizeSnapshot(s: Snapshot): Snapshot {
     ...s,
     seq: typeof s.seq === 'number' ? s.seq : 0,
     pending: arr<PermissionRequest>(s.pending),
+    questions: arr<ElicitationRequest>(s.questions),
     running: !!s.running,
     thread: { ...t, entries: arr(t.entries), usage: t.usage ?? { used: 0, size: 0 } },
   };
@@ -163,6 +212,10 @@ export function createClient(t: Transport): Client {
       saveCustom: async (a) =>
         arr<Agent>(await call('agents.saveCustom', { name: a.name, command: a.command, args: a.args, env: a.env })),
       removeCustom: async (name) => arr<Agent>(await call('agents.removeCustom', { name })),
+      listSessions: async (agent) => {
+        const r = obj<AgentSessions>(await call('agents.listSessions', { agent }), 'agents.listSessions');
+        return { ...r, sessions: arr(r.sessions) };
+      },
       setKey: async (name, variable, value) => arr<Agent>(await call('agents.setKey', { name, var: variable, value })),
       openTerminal: async (name, method) =>
         obj<TerminalOpened>(await call('agents.openTerminal', method ? { name, method } : { name }), 'agents.openTerminal'),
@@ -170,6 +223,11 @@ export function createClient(t: Transport): Client {
     sessions: {
       list: async (args = {}) => arr<SessionSummary>(await call('sessions.list', args)),
       create: async (args) => obj<SessionSummary>(await call('sessions.create', args), 'sessions.create'),
+      import: async (agent, agentSessionId, title) =>
+        obj<SessionSummary>(
+          await call('sessions.import', { agent, agentSessionId, ...(title ? { title } : {}) }),
+          'sessions.import',
+        ),
       open: async (id) => normalizeSnapshot(obj<Snapshot>(await call('sessions.open', { id }), 'sessions.open')),
       prompt: async (id, text, extra) => {
         const args: Record<string, unknown> = { id, text };
@@ -179,6 +237,7 @@ export function createClient(t: Transport): Client {
         return { turn: r?.turn ?? 0 };
       },
       cancel: async (id) => void (await call('sessions.cancel', { id })),
+      killTerminal: async (id, terminalId) => void (await call('sessions.killTerminal', { id, terminalId })),
       rename: async (id, title) => obj<SessionSummary>(await call('sessions.rename', { id, title }), 'sessions.rename'),
       delete: async (id) => void (await call('sessions.delete', { id })),
       restore: async (id) => obj<SessionSummary>(await call('sessions.restore', { id }), 'sessions.restore'),
@@ -226,9 +285,15 @@ export function createClient(t: Transport): Client {
       list: async () => arr<Share>(await call('shares.list')),
       revoke: async (id) => void (await call('shares.revoke', { id })),
     },
+    elicitations: {
+      answer: async (sessionId, requestId, action, content) =>
+        void (await call('elicitations.answer', { sessionId, requestId, action, ...(content ? { content } : {}) })),
+    },
     permissions: {
       decide: async (sessionId, requestId, optionId) =>
         void (await call('permissions.decide', { sessionId, requestId, optionId })),
+      rules: async () => arr<PermissionRule>(await call('permissions.rules')),
+      revoke: async (r) => void (await call('permissions.revoke', { agent: r.agent, workspace: r.workspace, toolKind: r.toolKind })),
     },
     workspace: {
       get: async () => info(await call('workspace.get')),
@@ -263,6 +328,32 @@ export function createClient(t: Transport): Client {
       },
       restore: async (trash) => void (await call('files.restore', { trash })),
     },
+    notes: {
+      status: async () => obj<NotesIndexStatus>(await call('notes.status'), 'notes.status'),
+      search: async (query, o = {}) => {
+        const args: Record<string, unknown> = { query };
+        if (o.folder) args.folder = o.folder;
+        if (o.limit) args.limit = o.limit;
+        return arr<NoteHit>(await call('notes.search', args));
+      },
+      headings: async (query, limit) =>
+        arr<NoteHeading>(await call('notes.headings', limit === undefined ? { query } : { query, limit })),
+      outline: async (path) => arr<NoteHeading>(await call('notes.outline', { path })),
+      links: async (path) => arr<NoteLink>(await call('notes.links', { path })),
+      backlinks: async (path) => arr<NoteLink>(await call('notes.backlinks', { path })),
+      resolve: async (from, target, wiki) => {
+        const r = (await call('notes.resolve', { from, target, wiki })) as { path?: string } | undefined;
+        return typeof r?.path === 'string' ? r.path : '';
+      },
+      updateLinks: async (from, to, dryRun) => {
+        const r = obj<LinksUpdated>(await call('notes.updateLinks', dryRun ? { from, to, dryRun: true } : { from, to }), 'notes.updateLinks');
+        return { ...r, changed: arr<string>(r.changed), links: Number(r.links) || 0, skipped: arr<string>(r.skipped) };
+      },
+      undoUpdateLinks: async (undo) => {
+        const r = (await call('notes.undoUpdateLinks', { undo })) as { restored?: string[] } | undefined;
+        return arr<string>(r?.restored);
+      },
+    },
     checkpoints: {
       list: async (sessionId) =>
         arr<TurnChanges>(await call('checkpoints.list', { sessionId })).map((t) => ({ ...t, files: arr(t.files) })),
@@ -271,6 +362,13 @@ export function createClient(t: Transport): Client {
         const r = obj<RevertResult>(await call('checkpoints.revert', { sessionId, turn }), 'checkpoints.revert');
         return { ...r, restored: arr(r.restored), deleted: arr(r.deleted), skipped: arr(r.skipped) };
       },
+      undoRevert: async (sessionId, turn) => {
+        const r = obj<RevertResult>(await call('checkpoints.undoRevert', { sessionId, turn }), 'checkpoints.undoRevert');
+        return { ...r, restored: arr(r.restored), deleted: arr(r.deleted), skipped: arr(r.skipped) };
+      },
+      hunks: async (sessionId, turn, path) => fileHunks(await call('checkpoints.hunks', { sessionId, turn, path }), 'checkpoints.hunks'),
+      review: async (sessionId, turn, path, action, hunks) =>
+        fileHunks(await call('checkpoints.review', { sessionId, turn, path, action, hunks }), 'checkpoints.review'),
     },
     on: (name, cb) => t.on(name, cb as (d: unknown) => void),
     onReconnect: (cb) => t.onReconnect(cb),

@@ -61,10 +61,12 @@ export type SessionStatus = 'new' | 'running' | 'ready' | 'exited' | 'failed' | 
 
 export interface SessionSummary {
   id: string;
+  /** The user's title, else the agent's own, else the first prompt's first line. */
   title: string;
   workspace: string;
   agent: string;
   createdMs: number;
+  /** Last activity (the last record of a turn, else the creation): what the history sorts by. */
   updatedMs: number;
   status: SessionStatus;
   turns: number;
@@ -122,7 +124,46 @@ export interface Snapshot {
   seq: number;
   thread: ThreadSnapshot;
   pending: PermissionRequest[] | null;
+  /** The agent's questions (elicitations) waiting for the user. */
+  questions?: ElicitationRequest[] | null;
   running: boolean;
+}
+
+/** An agent's question (ACP elicitation/create, form mode). */
+export interface ElicitationRequest {
+  requestId: string;
+  message: string;
+  toolCallId?: string;
+  /** The agent's restricted JSON Schema: an object of primitive
+   * properties, in the agent's order (lib/elicitation.ts builds the form). */
+  schema: unknown;
+}
+
+/** A question no longer waiting, and how it was answered. */
+export interface ElicitationResolved {
+  requestId: string;
+  /** accept | decline | cancel (cancelled turn, closed session, or the agent withdrew it) */
+  action: string;
+}
+
+/** elicitations.answer: accept sends content (checked against the schema first). */
+export type ElicitationAction = 'accept' | 'decline' | 'cancel';
+
+/** One of an agent's own sessions (session/list). */
+export interface AgentSession {
+  agentSessionId: string;
+  cwd: string;
+  title: string;
+  updatedAt: string;
+}
+
+/** agents.listSessions' answer. */
+export interface AgentSessions {
+  agent: string;
+  cwd: string;
+  /** false: the agent lists sessions but cannot load them. */
+  canImport: boolean;
+  sessions: AgentSession[] | null;
 }
 
 export interface Hit {
@@ -325,6 +366,48 @@ export interface ThreadSnapshot {
   plan?: PlanEntry[] | null;
   turn: number;
   stopReason?: string;
+  /** The commands the agent ran in terminals (ACP terminal/*). */
+  terminals?: Terminal[] | null;
+}
+
+/** A command the agent runs in a terminal; tool calls show it through
+ * content {type: "terminal", terminalId}. */
+export interface Terminal {
+  terminalId: string;
+  turn: number;
+  command: string;
+  args?: string[] | null;
+  cwd?: string;
+  /** What the command wrote, ANSI escape sequences included (the last 1 MiB). */
+  output: string;
+  truncated?: boolean;
+  exited?: boolean;
+  /** Absent while it runs, or when a signal killed it. */
+  exitCode?: number | null;
+  /** The signal that killed it, e.g. "SIGKILL". */
+  signal?: string;
+  /** The agent let go of it: nothing of it runs any more. */
+  released?: boolean;
+}
+
+/** Payload of a "terminal" event: a Terminal without its output. */
+export interface TerminalPayload {
+  terminalId: string;
+  turn: number;
+  command: string;
+  args?: string[] | null;
+  cwd?: string;
+  truncated?: boolean;
+  exited?: boolean;
+  exitCode?: number | null;
+  signal?: string;
+  released?: boolean;
+}
+
+/** Payload of a "terminal_output" event. */
+export interface TerminalOutputPayload {
+  terminalId: string;
+  data: string;
 }
 
 // ---- Workspace (the folder of notes) ------------------------------------------
@@ -408,6 +491,31 @@ export interface RevertResult {
   skipped?: { path: string; notKept: string }[] | null;
 }
 
+/** One change of a turn's file: `before` (as the turn found it) became `after`, which starts at line `start` (1-based) of the file now. */
+export interface Hunk {
+  start: number;
+  before: string;
+  after: string;
+}
+
+export type HunkAction = 'kept' | 'rejected' | 'restored';
+
+/** A review of one hunk; for a rejected one `start` is where `before` now stands. */
+export interface HunkReview {
+  action: HunkAction | string;
+  at: string;
+  start: number;
+  before: string;
+  after: string;
+}
+
+/** checkpoints.hunks / checkpoints.review. */
+export interface FileHunks {
+  path: string;
+  hunks: Hunk[];
+  reviews?: HunkReview[] | null;
+}
+
 /** The open file (and selection) offered to the agent with a prompt. */
 export interface PromptContext {
   path: string;
@@ -436,7 +544,7 @@ export interface WorkspaceChange {
   turn?: string;
 }
 
-export type BufferEventKind = 'reloaded' | 'conflict' | 'deleted' | 'restored' | 'written' | 'moved';
+export type BufferEventKind = 'reloaded' | 'conflict' | 'deleted' | 'restored' | 'written' | 'merged' | 'moved';
 
 export interface BufferEvent {
   kind: BufferEventKind | string;
@@ -467,6 +575,55 @@ export interface NotesIndexStatus {
   tooBig: number;
   notText: number;
   error?: string;
+}
+
+/** notes.search: one matching line of a note. */
+export interface NoteHit {
+  path: string;
+  /** 1-based line of the first match. */
+  line: number;
+  /** That line, the matched terms between « and ». */
+  snippet: string;
+  /** bm25: lower is better. */
+  rank: number;
+}
+
+/** notes.headings / notes.outline. */
+export interface NoteHeading {
+  path: string;
+  level: number;
+  text: string;
+  /** 1-based. */
+  line: number;
+}
+
+/** notes.links / notes.backlinks. */
+export interface NoteLink {
+  /** The linking note; line (1-based) and context: the linking line. */
+  from: string;
+  line: number;
+  context: string;
+  /** A note name or path (wikilink), a workspace path (Markdown link). */
+  target: string;
+  heading?: string;
+  alias?: string;
+  wiki: boolean;
+  /** The note it points at; absent when none does. */
+  resolved?: string;
+}
+
+/** The opaque handle of a link update, for notes.undoUpdateLinks. */
+export interface LinksUndo {
+  id: string;
+}
+
+/** notes.updateLinks: the notes whose links to a renamed note were (dry run: would be) rewritten. */
+export interface LinksUpdated {
+  changed: string[];
+  links: number;
+  /** Left alone: unsaved edits in an editor, or changed meanwhile. */
+  skipped?: string[];
+  undo?: LinksUndo;
 }
 
 // ---- Events ----------------------------------------------------------------
@@ -515,8 +672,12 @@ export type ThreadEvent =
   | { sessionId: string; seq: number; type: 'meta'; payload: MetaPayload }
   | { sessionId: string; seq: number; type: 'permission'; payload: PermissionRequest }
   | { sessionId: string; seq: number; type: 'permission_resolved'; payload: PermissionResolvedPayload }
+  | { sessionId: string; seq: number; type: 'elicitation'; payload: ElicitationRequest }
+  | { sessionId: string; seq: number; type: 'elicitation_resolved'; payload: ElicitationResolved }
   | { sessionId: string; seq: number; type: 'turn'; payload: TurnPayload }
-  | { sessionId: string; seq: number; type: 'notice'; payload: NoticePayload };
+  | { sessionId: string; seq: number; type: 'notice'; payload: NoticePayload }
+  | { sessionId: string; seq: number; type: 'terminal'; payload: TerminalPayload }
+  | { sessionId: string; seq: number; type: 'terminal_output'; payload: TerminalOutputPayload };
 
 export type ThreadEventType = ThreadEvent['type'];
 
@@ -539,6 +700,7 @@ export interface EventMap {
   'sessions:changed': SessionsChanged;
   'agent:status': AgentStatusEvent;
   'workspace:changed': WorkspaceChanged;
+  'notes:index': NotesIndexStatus;
 }
 
 export type EventName = keyof EventMap;

@@ -1,8 +1,11 @@
 // CodeMirror 6 for notes: Markdown highlighting (GFM), undo history,
 // search (Ctrl/Cmd+F), line wrapping, themed by the app's CSS variables
-// (light and dark follow the system). Loaded with a dynamic import, so the
-// editor's code is fetched the first time a note opens.
+// (light and dark follow the system). Links: after [[ the note names
+// complete, after [[Note# its headings; Ctrl/Cmd+click follows a link.
+// Loaded with a dynamic import, so the editor's code is fetched the first
+// time a note opens.
 
+import { autocompletion, completionKeymap, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdownLanguage } from '@codemirror/lang-markdown';
 import { HighlightStyle, LanguageSupport, syntaxHighlighting } from '@codemirror/language';
@@ -18,6 +21,7 @@ import {
   type ViewUpdate,
 } from '@codemirror/view';
 import { tags as t } from '@lezer/highlight';
+import { linkAt, linkCompletion, type LineLink, type LinkCompletion } from './links';
 
 export { EditorState, EditorView };
 
@@ -29,6 +33,59 @@ export interface EditorHooks {
   change(doc: Text): void;
   /** The main selection changed (null: empty). */
   select(sel: { text: string; fromLine: number; toLine: number } | null): void;
+  /** What completes a link being typed: note names after [[, headings after [[Note#. */
+  linkOptions?(c: LinkCompletion): Promise<LinkOption[]>;
+  /** Ctrl/Cmd+click on a link. */
+  openLink?(link: LineLink): void;
+}
+
+/** One completion of a link: `insert` replaces what was typed after [[ (or #). */
+export interface LinkOption {
+  label: string;
+  detail?: string;
+  insert: string;
+}
+
+function linkSource(hooks: EditorHooks) {
+  return async (ctx: CompletionContext): Promise<CompletionResult | null> => {
+    if (!hooks.linkOptions) return null;
+    const line = ctx.state.doc.lineAt(ctx.pos);
+    const c = linkCompletion(line.text.slice(0, ctx.pos - line.from));
+    if (!c) return null;
+    const opts = await hooks.linkOptions(c);
+    if (ctx.aborted) return null;
+    const closed = line.text.slice(ctx.pos - line.from).startsWith(']]');
+    return {
+      from: line.from + c.from,
+      filter: false,
+      options: opts.map((o) => ({
+        label: o.label,
+        detail: o.detail,
+        type: c.kind === 'note' ? 'text' : 'property',
+        apply: (view: EditorView, _c: unknown, from: number, to: number) => {
+          const text = o.insert + (closed ? '' : ']]');
+          view.dispatch({ changes: { from, to, insert: text }, selection: { anchor: from + text.length + (closed ? 2 : 0) } });
+        },
+      })),
+    };
+  };
+}
+
+/** Ctrl/Cmd+click on a link follows it. */
+function linkClicks(hooks: EditorHooks) {
+  return EditorView.domEventHandlers({
+    mousedown(e: MouseEvent, view: EditorView) {
+      if (!hooks.openLink || e.button !== 0 || !(e.ctrlKey || e.metaKey)) return false;
+      const pos = view.posAtCoords({ x: e.clientX, y: e.clientY });
+      if (pos === null) return false;
+      const line = view.state.doc.lineAt(pos);
+      const link = linkAt(line.text, pos - line.from);
+      if (!link) return false;
+      e.preventDefault();
+      hooks.openLink(link);
+      return true;
+    },
+  });
 }
 
 const highlight = HighlightStyle.define([
@@ -67,6 +124,10 @@ const theme = EditorView.theme({
   '.cm-panels': { backgroundColor: 'var(--bg-subtle)', color: 'var(--fg)', borderColor: 'var(--border)' },
   '.cm-panels.cm-panels-top': { borderBottom: '1px solid var(--border)' },
   '.cm-panel.cm-search': { padding: '6px 10px', fontSize: '12px' },
+  '.cm-tooltip': { backgroundColor: 'var(--bg-elev)', border: '1px solid var(--border-strong)', borderRadius: '6px', color: 'var(--fg)' },
+  '.cm-tooltip.cm-tooltip-autocomplete > ul': { fontFamily: 'var(--font)', fontSize: '12.5px', maxHeight: '16em' },
+  '.cm-tooltip.cm-tooltip-autocomplete > ul > li[aria-selected]': { backgroundColor: 'var(--accent-soft)', color: 'var(--fg)' },
+  '.cm-completionDetail': { color: 'var(--fg-subtle)', fontStyle: 'normal', marginLeft: '8px', fontSize: '11px' },
   '.cm-panel.cm-search input, .cm-panel.cm-search button, .cm-panel.cm-search label': { fontSize: '12px' },
   '.cm-textfield': { border: '1px solid var(--border-strong)', borderRadius: '4px', background: 'var(--bg-panel)', color: 'var(--fg)' },
   '.cm-button': { backgroundImage: 'none', background: 'var(--bg-elev)', border: '1px solid var(--border-strong)', borderRadius: '4px', color: 'var(--fg)' },
@@ -91,7 +152,9 @@ export function makeState(doc: string, hooks: EditorHooks): EditorState {
       markdown,
       syntaxHighlighting(highlight),
       theme,
-      keymap.of([...searchKeymap, ...historyKeymap, ...defaultKeymap]),
+      autocompletion({ override: [linkSource(hooks)], icons: false }),
+      linkClicks(hooks),
+      keymap.of([...completionKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),
       EditorView.contentAttributes.of({ 'aria-label': 'Note text', spellcheck: 'true' }),
       EditorView.updateListener.of((u: ViewUpdate) => {
         if (u.docChanged && !u.transactions.some((tr) => tr.annotation(external))) hooks.change(u.state.doc);
@@ -109,6 +172,14 @@ export function selectionOf(state: EditorState): { text: string; fromLine: numbe
   // A selection ending at the start of a line does not take that line.
   if (to > from && state.doc.line(to).from === r.to) to--;
   return { text: state.sliceDoc(r.from, r.to), fromLine: from, toLine: to };
+}
+
+/** Puts the cursor at the start of a line (1-based, clamped) and scrolls it to the middle. */
+export function gotoLine(view: EditorView, line: number): void {
+  const n = Math.min(Math.max(1, line), view.state.doc.lines);
+  const pos = view.state.doc.line(n).from;
+  view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+  view.focus();
 }
 
 export function makeView(parent: HTMLElement, state: EditorState): EditorView {

@@ -4,7 +4,9 @@
 // (only <br> passes), code blocks are highlighted and get a copy button,
 // and DOMPurify, with a strict allow-list and hooks, has the last word: no
 // scripts, styles, frames, forms, event handlers, or links other than
-// http(s), mailto and relative ones.
+// http(s), mailto and relative ones. [[Wikilinks]] become
+// <a class="md-wikilink" href="#…"> (the inner text URL-encoded in the
+// fragment, shown text escaped); the notes preview follows them.
 //
 // Messages render block by block (top-level Markdown blocks), each block's
 // HTML cached by its source, so a streaming message re-renders only its last
@@ -15,6 +17,7 @@ import { Marked, type Token, type Tokens } from 'marked';
 import DOMPurify, { type Config } from 'dompurify';
 import { escapeHtml } from './html';
 import { highlight } from './highlight';
+import { wikiParts } from './links';
 
 export interface MarkdownOptions {
   /**
@@ -192,6 +195,49 @@ const md = new Marked({
       return alt;
     },
   },
+});
+
+/** The href of a rendered wikilink: its inside, URL-encoded, as a fragment. */
+export function wikiHref(inner: string): string {
+  return '#' + encodeURIComponent(inner);
+}
+
+/** The inside of a rendered wikilink's [[…]] from its href; null for another link. */
+export function wikiInner(a: Element): string | null {
+  if (!a.classList.contains('md-wikilink')) return null;
+  const href = a.getAttribute('href') ?? '';
+  try {
+    return href.startsWith('#') ? decodeURIComponent(href.slice(1)) : null;
+  } catch {
+    return null;
+  }
+}
+
+md.use({
+  extensions: [
+    {
+      name: 'wikilink',
+      level: 'inline',
+      start(src: string) {
+        const i = src.indexOf('[[');
+        return i < 0 ? undefined : i;
+      },
+      tokenizer(src: string) {
+        const m = /^\[\[([^[\]\n]+?)\]\]/.exec(src);
+        if (!m) return undefined;
+        const p = wikiParts(m[1]);
+        if (!p.target && !p.heading) return undefined;
+        return { type: 'wikilink', raw: m[0], inner: m[1] };
+      },
+      renderer(tok) {
+        const inner = String((tok as { inner?: unknown }).inner ?? '');
+        const p = wikiParts(inner);
+        const shown = p.alias || (p.target && p.heading ? `${p.target} › ${p.heading}` : p.target || p.heading);
+        const title = p.target + (p.heading ? '#' + p.heading : '');
+        return `<a class="md-wikilink" href="${escapeHtml(wikiHref(inner))}" title="${escapeHtml(title)}">${escapeHtml(shown)}</a>`;
+      },
+    },
+  ],
 });
 
 // ---- DOMPurify ---------------------------------------------------------------

@@ -9,6 +9,7 @@ import { CheckpointsStore } from './checkpoints.svelte';
 import { ConfirmStore } from './confirm.svelte';
 import { EditorStore, type EditorOptions } from './editor.svelte';
 import { LayoutStore } from './layout.svelte';
+import { NotesStore } from './notes.svelte';
 import { SearchStore } from './search.svelte';
 import { SessionStore } from './session.svelte';
 import { SessionsStore } from './sessions.svelte';
@@ -28,13 +29,14 @@ export class AppState {
   readonly workspace: WorkspaceStore;
   readonly editor: EditorStore;
   readonly checkpoints: CheckpointsStore;
+  readonly notes: NotesStore;
   /** A session is being created (the new-session button waits). */
   creating = $state(false);
   private offs: (() => void)[] = [];
 
   constructor(
     readonly client: Client,
-    opts: { schedule?: Scheduler; searchDelayMs?: number; workspace?: WorkspaceOptions; editor?: EditorOptions; checkpointsDelayMs?: number } = {},
+    opts: { schedule?: Scheduler; searchDelayMs?: number; notesDelayMs?: number; workspace?: WorkspaceOptions; editor?: EditorOptions; checkpointsDelayMs?: number } = {},
   ) {
     this.agents = new AgentsStore(client);
     this.sessions = new SessionsStore(client, this.toasts);
@@ -49,6 +51,20 @@ export class AppState {
       this.toasts,
       { order: () => session.order, turnOf: (id) => session.entry(id)?.turn },
       opts.checkpointsDelayMs,
+    );
+    this.notes = new NotesStore(
+      client,
+      this.toasts,
+      this.confirm,
+      {
+        open: (path, line) => this.openAt(path, line),
+        create: async (path) => {
+          const i = path.lastIndexOf('/');
+          return this.workspace.create(i < 0 ? '' : path.slice(0, i), i < 0 ? path : path.slice(i + 1), false);
+        },
+        openExternal: (url) => this.ui.openExternal(url),
+      },
+      opts.notesDelayMs,
     );
     this.sessions.onRefresh = (items) => {
       const open = items.find((s) => s.id === this.session.id);
@@ -67,6 +83,7 @@ export class AppState {
       c.on('workspace:changed', (p) => this.applyWorkspaceChanged(p)),
       c.on('sessions:changed', (p) => this.sessions.applyChange(p)),
       c.on('agent:status', (ev) => this.agents.applyStatus(ev)),
+      c.on('notes:index', (st) => this.notes.applyStatus(st)),
       c.onReconnect(() => {
         void this.sessions.refresh();
         void this.agents.refresh();
@@ -74,12 +91,15 @@ export class AppState {
         void this.workspace.refresh();
         void this.editor.resync();
         void this.checkpoints.refresh();
+        void this.notes.loadStatus();
+        this.notes.refreshBacklinks(0);
       }),
       c.onConnection((s) => (this.ui.connection = s)),
     );
     void this.sessions.refresh();
     void this.agents.refresh();
     void this.workspace.load();
+    void this.notes.loadStatus();
   }
 
   stop(): void {
@@ -133,6 +153,7 @@ export class AppState {
     this.editor.applyBuffers(p.buffers);
     if (p.warning) this.toasts.show({ message: p.warning, timeoutMs: 8000 });
     if (p.changes?.some((c) => c?.turn)) this.checkpoints.scheduleRefresh();
+    this.notes.applyWorkspaceChanged(p);
   }
 
   /** Opens a note in the editor and shows it in the tree. */
@@ -142,12 +163,20 @@ export class AppState {
     return !!tab;
   }
 
+  /** Opens a note with its editor at a 1-based line (search results, headings, backlinks). */
+  async openAt(path: string, line?: number): Promise<boolean> {
+    const ok = await this.openFile(path);
+    if (ok && line) this.editor.revealLine(this.editor.activePath ?? path, line);
+    return ok;
+  }
+
   /** Opens another folder: the open notes close first (unsaved ones ask). */
   async openFolder(dir: string): Promise<boolean> {
     if (!dir.trim()) return false;
     if (!(await this.editor.closeAll())) return false;
     try {
       await this.workspace.openFolder(dir.trim());
+      this.notes.reset();
       return true;
     } catch (e) {
       this.toasts.error(`Could not open ${dir.trim()}: ${ApiError.from(e).message}`);
@@ -159,7 +188,9 @@ export class AppState {
   async pickFolder(): Promise<boolean> {
     if (!(await this.editor.closeAll())) return false;
     try {
-      return !!(await this.workspace.pick());
+      const w = await this.workspace.pick();
+      if (w) this.notes.reset();
+      return !!w;
     } catch (e) {
       this.toasts.error(`Could not open a folder: ${ApiError.from(e).message}`);
       return false;
@@ -169,14 +200,20 @@ export class AppState {
   /** Renames a file or folder in place; open tabs follow. */
   async renamePath(path: string, name: string): Promise<boolean> {
     const done = await this.workspace.rename(path, name);
-    if (done) this.editor.renamed(path, done);
+    if (done) {
+      this.editor.renamed(path, done);
+      void this.notes.afterRename(path, done);
+    }
     return !!done;
   }
 
   /** Renames or moves a file or folder; open tabs follow. */
   async movePath(path: string, to: string): Promise<boolean> {
     const done = await this.workspace.move(path, to);
-    if (done) this.editor.renamed(path, done);
+    if (done) {
+      this.editor.renamed(path, done);
+      void this.notes.afterRename(path, done);
+    }
     return !!done;
   }
 

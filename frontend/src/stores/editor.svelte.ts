@@ -1,13 +1,19 @@
 // The open notes: tabs, each a buffer on the Go side (files.open), so an
 // agent's fs/read_text_file sees unsaved edits. What the user types is
 // pushed with files.update (debounced), saved with files.save (Ctrl/Cmd+S,
-// or autosave when turned on), and kept in step with the disk through the
+// or autosave — on unless turned off), and kept in step with the disk through the
 // buffer events of workspace:changed:
 //
 //   reloaded / restored / written  the editor takes the new content (an
-//                                  agent's write included), unless typed
-//                                  edits Go has not seen yet would be lost:
-//                                  then it is a conflict held here
+//                                  agent's write included); typed edits Go
+//                                  has not seen yet are merged into it line
+//                                  by line (lib/merge.ts), or, when both
+//                                  changed the same lines, it is a conflict
+//                                  held here
+//   merged                         an agent wrote the file while it had
+//                                  unsaved edits: Go merged them, the tab
+//                                  stays unsaved and says so (the disk holds
+//                                  the agent's text until the next save)
 //   conflict                       the disk changed under unsaved edits:
 //                                  Keep mine / Take theirs / Show diff
 //   deleted                        the tab is marked; saving writes it again
@@ -18,6 +24,7 @@
 
 import { ApiError, type Client } from '../api';
 import type { BufferEvent, BufferState, PromptContext } from '../api/types';
+import { merge3 } from '../lib/merge';
 import { readBool, writeBool } from '../lib/prefs';
 import { baseName, isUnder } from '../lib/tree';
 import type { ConfirmStore } from './confirm.svelte';
@@ -44,6 +51,15 @@ export type DiffShown =
   | { path: string; state: 'error'; message: string };
 
 let tabIds = 0;
+let revealSeq = 0;
+
+/** A line to show: the editor of that tab scrolls there and puts the cursor at its start. */
+export interface Reveal {
+  path: string;
+  /** 1-based. */
+  line: number;
+  seq: number;
+}
 
 export class Tab {
   /** Stable across renames (the key of the tab strip and the editor's cached state). */
@@ -67,6 +83,10 @@ export class Tab {
   preview = $state(false);
   /** When an agent last wrote the file (ms): the tab flashes. */
   agentWrote = $state(0);
+  /** An agent's write was merged into unsaved edits (the bar says so until the tab is saved or replaced). */
+  merged = $state(false);
+  /** The text Go's buffer holds as far as the tab knows (the base its typed edits are merged from). */
+  synced = '';
   /** The last buffer version applied. */
   version = 0;
   /** The editor's text since the last replacement (null: `content`). */
@@ -78,6 +98,7 @@ export class Tab {
   constructor(st: BufferState) {
     this.path = st.path;
     this.content = st.content;
+    this.synced = st.content;
     this.goDirty = st.dirty;
     this.conflict = !!st.conflict;
     this.deleted = !!st.deleted;
@@ -108,12 +129,15 @@ export interface EditorOptions {
 export class EditorStore {
   tabs: Tab[] = $state.raw([]);
   activePath: string | null = $state(null);
-  autosave = $state(readBool(AUTOSAVE_KEY, false));
+  /** On unless the user turned it off (Settings, or the editor's status line). */
+  autosave = $state(readBool(AUTOSAVE_KEY, true));
   /** The selection in the active editor (empty selections are null). */
   selection: Selection | null = $state.raw(null);
   /** The path whose chip the user removed from the composer. */
   contextOff: string | null = $state(null);
   diff: DiffShown | null = $state.raw(null);
+  /** A line the editor is to show (openAt); cleared by the editor once shown. */
+  reveal: Reveal | null = $state.raw(null);
 
   private pushTimers = new Map<Tab, ReturnType<typeof setTimeout>>();
   private saveTimers = new Map<Tab, ReturnType<typeof setTimeout>>();
@@ -179,6 +203,19 @@ export class EditorStore {
     if (!this.byPath(path) || this.activePath === path) return;
     this.activePath = path;
     if (this.contextOff !== path) this.contextOff = null;
+  }
+
+  /** Asks the editor of path's tab to show line (1-based), out of the preview. */
+  revealLine(path: string, line: number): void {
+    const tab = this.byPath(path);
+    if (!tab) return;
+    tab.preview = false;
+    this.reveal = { path, line: Math.max(1, Math.floor(line) || 1), seq: ++revealSeq };
+  }
+
+  /** The editor showed the reveal seq. */
+  revealed(seq: number): void {
+    if (this.reveal?.seq === seq) this.reveal = null;
   }
 
   // ---- opening and closing ------------------------------------------------------
@@ -302,15 +339,17 @@ export class EditorStore {
     this.clearTimer(this.pushTimers, tab);
     if (tab.closed || !tab.pending) return;
     const seq = tab.editSeq;
+    const text = tab.text();
     let st: BufferState;
     try {
-      st = await this.client.files.update(tab.path, tab.text());
+      st = await this.client.files.update(tab.path, text);
     } catch (e) {
       if (!tab.closed) this.toasts.error(`Could not keep the edits of ${tab.name} in mnote: ${ApiError.from(e).message}`);
       return;
     }
     if (tab.closed) return;
     if (tab.editSeq === seq) tab.pending = false;
+    if (st.version >= tab.version) tab.synced = text;
     this.applyOwn(tab, st);
     tab.textTick++;
   }
@@ -326,10 +365,11 @@ export class EditorStore {
     if (tab.saving) return false;
     this.clearTimer(this.pushTimers, tab);
     const seq = tab.editSeq;
+    const text = tab.text();
     tab.saving = true;
     let st: BufferState;
     try {
-      st = await this.client.files.save(tab.path, tab.text());
+      st = await this.client.files.save(tab.path, text);
     } catch (e) {
       const err = ApiError.from(e);
       if (tab.closed) return false;
@@ -348,7 +388,9 @@ export class EditorStore {
     if (tab.closed) return false;
     if (tab.editSeq === seq) tab.pending = false;
     else this.setTimer(this.pushTimers, tab, this.updateDelayMs, () => void this.push(tab));
+    if (st.version >= tab.version) tab.synced = text;
     this.applyOwn(tab, st);
+    if (!st.dirty) tab.merged = false;
     tab.textTick++;
     return !tab.dirty;
   }
@@ -367,6 +409,7 @@ export class EditorStore {
     this.clearTimer(this.pushTimers, tab);
     this.clearTimer(this.saveTimers, tab);
     tab.content = content;
+    tab.synced = content;
     tab.draft = null;
     tab.pending = false;
     tab.replaced++;
@@ -392,22 +435,35 @@ export class EditorStore {
         case 'reloaded':
         case 'restored':
         case 'written':
-          if (tab.pending && st.content !== tab.text()) {
-            // Typed edits Go has not seen: keep them and let the user choose.
+        case 'merged': {
+          const typed = tab.pending && st.content !== tab.text() ? merge3(tab.synced, tab.text(), st.content) : st.content;
+          if (typed === null) {
+            // Typed edits Go has not seen change the same lines: keep them and let the user choose.
             tab.theirs = st.content;
             tab.conflict = true;
             tab.deleted = false;
             tab.goDirty = st.dirty;
           } else {
-            this.replace(tab, st.content);
+            this.replace(tab, typed);
+            tab.synced = st.content;
             tab.goDirty = st.dirty;
             tab.conflict = !!st.conflict;
             tab.theirs = null;
             tab.deleted = !!st.deleted;
+            if (typed !== st.content) {
+              // Typed edits merged here: Go gets them next.
+              tab.pending = true;
+              tab.editSeq++;
+              void this.push(tab);
+            }
+            const agent = ev.kind === 'written' || ev.kind === 'merged';
+            tab.merged = (agent && (ev.kind === 'merged' || typed !== st.content)) || (tab.merged && st.dirty);
+            if (tab.merged && this.autosave) this.setTimer(this.saveTimers, tab, this.autosaveDelayMs, () => void this.save(tab, true));
           }
-          if (ev.kind === 'written') tab.agentWrote = Date.now();
+          if (ev.kind === 'written' || ev.kind === 'merged') tab.agentWrote = Date.now();
           if (this.diff?.path === tab.path && !tab.conflict) this.diff = null;
           break;
+        }
         case 'conflict':
           tab.conflict = true;
           tab.theirs = null;

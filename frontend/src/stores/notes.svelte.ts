@@ -1,0 +1,378 @@
+// The notes index in the window: search over the notes (debounced, the
+// answers to older queries dropped), the index's progress (notes:index),
+// the backlinks of the open note (kept current), what a clicked link opens
+// (a missing note is offered for creation), and, after a note is renamed,
+// the offer to update the links that pointed at it (with an Undo).
+
+import { ApiError, type Client } from '../api';
+import type { NoteHeading, NoteHit, NoteLink, NotesIndexStatus, WorkspaceChanged } from '../api/types';
+import { isSafeHref } from '../lib/markdown';
+import { dirName, isMarkdown } from '../lib/tree';
+import { linkFragment, newNotePath, noteName, relativeLinkPath, type LineLink, type LinkCompletion } from '../lib/links';
+import type { ConfirmStore } from './confirm.svelte';
+import type { ToastStore } from './toasts.svelte';
+
+/** Every user-visible string of this store (the i18n catalogue replaces them later). */
+const t = {
+  createTitle: (name: string) => `Create “${name}”?`,
+  createMessage: (path: string) => `No note has this name yet. Create ${path} and open it?`,
+  create: 'Create',
+  cancel: 'Cancel',
+  badName: (name: string) => `“${name}” cannot be a note’s name.`,
+  linksUpdated: (links: number, notes: number) => `Updated ${plural(links, 'link')} in ${plural(notes, 'note')}.`,
+  linksSkipped: (n: number) => ` ${plural(n, 'note')} with unsaved edits left alone.`,
+  undo: 'Undo',
+  undone: (n: number) => `Links put back in ${plural(n, 'note')}.`,
+  updateFailed: (m: string) => `Could not update the links: ${m}`,
+  undoConflict: 'Could not undo: a note changed since its links were updated.',
+  undoFailed: (m: string) => `Could not undo: ${m}`,
+  resolveFailed: (m: string) => `Could not follow the link: ${m}`,
+};
+
+export function plural(n: number, word: string): string {
+  return `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The open linking-update offer: "Update N links in M notes?". */
+export interface LinkOffer {
+  from: string;
+  to: string;
+  links: number;
+  notes: number;
+}
+
+export interface NotesDeps {
+  /** Opens a note (at a 1-based line). */
+  open(path: string, line?: number): Promise<boolean>;
+  /** Creates a note (the tree's create: toasts on failure); its path or null. */
+  create(path: string): Promise<string | null>;
+  /** Opens a web or mailto link outside the app (Ctrl/Cmd+click in the editor). */
+  openExternal?(url: string): void;
+}
+
+export class NotesStore {
+  status: NotesIndexStatus | null = $state.raw(null);
+
+  // ---- search view
+  /** The notes area shows the search view instead of the tree. */
+  searchOpen = $state(false);
+  /** Bumped to focus the search field. */
+  focusTick = $state(0);
+  query = $state('');
+  folder = $state('');
+  hits: NoteHit[] = $state.raw([]);
+  /** The query the hits answer. */
+  answered = $state('');
+  searching = $state(false);
+  searchError: ApiError | null = $state.raw(null);
+  /** Index of the selected hit (in `hits` order). */
+  selected = $state(0);
+
+  // ---- backlinks
+  backlinksPath: string | null = $state(null);
+  backlinks: NoteLink[] = $state.raw([]);
+  backlinksLoading = $state(false);
+
+  /** Bumped when notes appear, go or move (links may resolve differently). */
+  linksTick = $state(0);
+
+  offer: LinkOffer | null = $state.raw(null);
+
+  private seq = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private blSeq = 0;
+  private blTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly client: Client,
+    private readonly toasts: ToastStore,
+    private readonly confirm: ConfirmStore,
+    private readonly deps: NotesDeps,
+    private readonly delayMs = 150,
+  ) {}
+
+  // ---- index status -----------------------------------------------------------
+
+  async loadStatus(): Promise<void> {
+    try {
+      this.applyStatus(await this.client.notes.status());
+    } catch {
+      this.status = null; // no folder, or not indexed: the view says nothing about it
+    }
+  }
+
+  applyStatus(s: NotesIndexStatus | null | undefined): void {
+    if (!s || typeof s !== 'object') return;
+    const wasReady = this.status?.ready;
+    this.status = s;
+    if (s.ready && !wasReady) {
+      this.linksTick++;
+      if (this.query.trim()) this.schedule(0);
+      this.refreshBacklinks(0);
+    }
+  }
+
+  /** "Indexing": the first build is running. */
+  get indexing(): boolean {
+    return !!this.status && !this.status.ready;
+  }
+
+  // ---- search -----------------------------------------------------------------
+
+  showSearch(): void {
+    this.searchOpen = true;
+    this.focusTick++;
+  }
+
+  hideSearch(): void {
+    this.searchOpen = false;
+  }
+
+  setQuery(q: string): void {
+    this.query = q;
+    this.schedule(this.delayMs);
+  }
+
+  setFolder(f: string): void {
+    this.folder = f.trim().replace(/^\/+|\/+$/g, '');
+    this.schedule(this.delayMs);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (!this.query.trim()) {
+      this.seq++;
+      this.hits = [];
+      this.answered = '';
+      this.searching = false;
+      this.searchError = null;
+      return;
+    }
+    this.searching = true;
+    this.timer = setTimeout(() => void this.run(), ms);
+  }
+
+  async run(): Promise<void> {
+    const q = this.query.trim();
+    const n = ++this.seq;
+    if (!q) return;
+    this.searching = true;
+    try {
+      const hits = await this.client.notes.search(q, { folder: this.folder || undefined, limit: 200 });
+      if (n !== this.seq) return;
+      this.hits = hits;
+      this.answered = q;
+      this.selected = 0;
+      this.searchError = null;
+    } catch (e) {
+      if (n !== this.seq) return;
+      this.hits = [];
+      this.searchError = ApiError.from(e);
+    } finally {
+      if (n === this.seq) this.searching = false;
+    }
+  }
+
+  move(delta: number): void {
+    if (!this.hits.length) return;
+    this.selected = (this.selected + delta + this.hits.length) % this.hits.length;
+  }
+
+  openHit(h: NoteHit | undefined = this.hits[this.selected]): void {
+    if (h) void this.deps.open(h.path, h.line);
+  }
+
+  // ---- backlinks ----------------------------------------------------------------
+
+  /** Shows the backlinks of path (the open note; null: none). */
+  setBacklinksPath(path: string | null): void {
+    if (path === this.backlinksPath) return;
+    this.backlinksPath = path;
+    this.backlinks = [];
+    this.refreshBacklinks(0);
+  }
+
+  refreshBacklinks(ms = 300): void {
+    if (this.blTimer) clearTimeout(this.blTimer);
+    const path = this.backlinksPath;
+    if (!path) {
+      this.blSeq++;
+      this.backlinksLoading = false;
+      return;
+    }
+    this.backlinksLoading = true;
+    this.blTimer = setTimeout(async () => {
+      const n = ++this.blSeq;
+      try {
+        const ls = await this.client.notes.backlinks(path);
+        if (n === this.blSeq && this.backlinksPath === path) this.backlinks = ls;
+      } catch {
+        if (n === this.blSeq) this.backlinks = [];
+      } finally {
+        if (n === this.blSeq) this.backlinksLoading = false;
+      }
+    }, ms);
+  }
+
+  /** A workspace:changed batch: Markdown files changed, so links and backlinks may have. */
+  applyWorkspaceChanged(p: WorkspaceChanged): void {
+    const md = (p.changes ?? []).filter((c) => c && (c.dir || isMarkdown(c.path) || (c.from !== undefined && isMarkdown(c.from))));
+    if (!md.length && !p.rescan) return;
+    if (p.rescan || md.some((c) => c.op !== 'changed')) this.linksTick++;
+    // The index follows the watcher; give it a moment before asking.
+    this.refreshBacklinks(400);
+  }
+
+  // ---- links in the editor and Quick Open ------------------------------------------
+
+  /** Completions of a link being typed in the note `from`: note names after [[, the resolved note's headings after [[Note#. */
+  async linkOptions(from: string, c: LinkCompletion): Promise<{ label: string; detail?: string; insert: string }[]> {
+    try {
+      if (c.kind === 'note') {
+        const hits = await this.client.workspace.find(c.query, 20);
+        return hits
+          .filter((h) => !h.dir && isMarkdown(h.path))
+          .map((h) => ({ label: noteName(h.path), detail: dirName(h.path), insert: noteName(h.path) }));
+      }
+      const path = c.note ? await this.client.notes.resolve(from, c.note, true) : from;
+      if (!path) return [];
+      const q = c.query.trim().toLowerCase();
+      return (await this.client.notes.outline(path))
+        .filter((h) => !q || h.text.toLowerCase().includes(q))
+        .map((h) => ({ label: h.text, detail: 'H' + h.level, insert: h.text }));
+    } catch {
+      return [];
+    }
+  }
+
+  /** Headings matching query across the notes (Quick Open's #). */
+  async headings(query: string, limit = 30): Promise<NoteHeading[]> {
+    return this.client.notes.headings(query, limit);
+  }
+
+  // ---- following links ------------------------------------------------------------
+
+  /** The note a link in the note `from` points at ("" when none); null when it is not a link to a note or cannot be resolved (quiet: without a toast). */
+  async resolve(from: string, link: LineLink, quiet = false): Promise<{ path: string; target: string; heading: string } | null> {
+    try {
+      if (link.kind === 'wiki') {
+        if (!link.target) return { path: from, target: noteName(from), heading: link.heading };
+        return { path: await this.client.notes.resolve(from, link.target, true), target: link.target, heading: link.heading };
+      }
+      const rel = relativeLinkPath(from, link.href);
+      if (!rel) return null;
+      // Not a note (a picture, a PDF…): opened as it is, never offered for creation.
+      if (!isMarkdown(rel)) return { path: rel, target: rel, heading: '' };
+      return { path: await this.client.notes.resolve(from, rel, false), target: rel, heading: linkFragment(link.href) };
+    } catch (e) {
+      if (!quiet) this.toasts.error(t.resolveFailed(ApiError.from(e).message));
+      return null;
+    }
+  }
+
+  /** Opens what a link points at (at its heading); a missing note is offered for creation. Resolves false when nothing opened. */
+  async follow(from: string, link: LineLink): Promise<boolean> {
+    if (link.kind === 'md' && !relativeLinkPath(from, link.href)) {
+      if (!/^(https?:|mailto:)/i.test(link.href) || !isSafeHref(link.href) || !this.deps.openExternal) return false;
+      this.deps.openExternal(link.href);
+      return true;
+    }
+    const r = await this.resolve(from, link);
+    if (!r) return false;
+    if (r.path) return this.openAtHeading(r.path, r.heading);
+    const path = link.kind === 'wiki' ? newNotePath(from, r.target) : r.target;
+    if (!path) {
+      this.toasts.error(t.badName(r.target));
+      return false;
+    }
+    const v = await this.confirm.ask({
+      title: t.createTitle(noteName(path)),
+      message: t.createMessage(path),
+      buttons: [
+        { label: t.create, value: 'create', kind: 'primary' },
+        { label: t.cancel, value: 'cancel' },
+      ],
+    });
+    if (v !== 'create') return false;
+    const made = await this.deps.create(path);
+    if (!made) return false;
+    this.linksTick++;
+    return this.deps.open(made);
+  }
+
+  private async openAtHeading(path: string, heading: string): Promise<boolean> {
+    let line: number | undefined;
+    if (heading) {
+      try {
+        const want = heading.toLowerCase();
+        line = (await this.client.notes.outline(path)).find((h) => h.text.toLowerCase() === want)?.line;
+      } catch {
+        line = undefined;
+      }
+    }
+    return this.deps.open(path, line);
+  }
+
+  // ---- links after a rename ---------------------------------------------------------
+
+  /** After a note moved from → to: counts the links that pointed at it, and offers to update them. */
+  async afterRename(from: string, to: string): Promise<void> {
+    if (!isMarkdown(from) || !isMarkdown(to)) return;
+    try {
+      const r = await this.client.notes.updateLinks(from, to, true);
+      this.offer = r.links > 0 ? { from, to, links: r.links, notes: r.changed.length } : null;
+    } catch {
+      this.offer = null; // not indexed: nothing to offer
+    }
+  }
+
+  dismissOffer(): void {
+    this.offer = null;
+  }
+
+  async acceptOffer(): Promise<void> {
+    const o = this.offer;
+    if (!o) return;
+    this.offer = null;
+    let r;
+    try {
+      r = await this.client.notes.updateLinks(o.from, o.to);
+    } catch (e) {
+      this.toasts.error(t.updateFailed(ApiError.from(e).message));
+      return;
+    }
+    const undo = r.undo;
+    const skipped = r.skipped?.length ? t.linksSkipped(r.skipped.length) : '';
+    this.toasts.show({
+      message: t.linksUpdated(r.links, r.changed.length) + skipped,
+      timeoutMs: 12000,
+      action: undo
+        ? {
+            label: t.undo,
+            run: async () => {
+              try {
+                const restored = await this.client.notes.undoUpdateLinks(undo);
+                this.toasts.show({ message: t.undone(restored.length) });
+              } catch (e) {
+                const err = ApiError.from(e);
+                this.toasts.error(err.code === 'conflict' ? t.undoConflict : t.undoFailed(err.message));
+              }
+            },
+          }
+        : undefined,
+    });
+    this.refreshBacklinks(400);
+  }
+
+  /** Another folder opened: what was shown belongs to the old one. */
+  reset(): void {
+    this.seq++;
+    this.hits = [];
+    this.answered = '';
+    this.query = '';
+    this.status = null;
+    this.offer = null;
+    this.setBacklinksPath(null);
+    void this.loadStatus();
+  }
+}
