@@ -18,7 +18,13 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 # The same tags everywhere (changing tags invalidates the cgo build cache).
 TAGS     := sqlite_fts5
-APP_TAGS := desktop,production,$(TAGS)
+# The app's build adds the tag for the installed WebKitGTK (webkit2_41 for 4.1,
+# nothing for 4.0; scripts/webkit-tag.sh decides). `=`, not `:=`: it is asked
+# when a recipe runs, after `make deps` installed the package (also within one
+# `make deps build`). Override: make build WEBKIT_TAG= (4.0) or WEBKIT_TAG=webkit2_41.
+WEBKIT_TAG = $(shell scripts/webkit-tag.sh)
+comma    := ,
+APP_TAGS  = desktop,production,$(TAGS)$(addprefix $(comma),$(WEBKIT_TAG))
 LDFLAGS  := -w -s -X mnote/app/cli.Version=$(VERSION)
 
 BIN     := build/bin
@@ -52,7 +58,7 @@ run:
 
 test:
 	@mkdir -p $(dir $(TIMINGS)) && : >$(TIMINGS)
-	@export TIMINGS=$(TIMINGS); rc=0; \
+	@export TIMINGS=$(TIMINGS) MNOTE_REQUIRE_ALL=1; rc=0; \
 	if $(TIMED) deps     $(MAKE) deps && \
 	   $(TIMED) ui-build scripts/frontend.sh build && \
 	   $(TIMED) gofmt    scripts/check-gofmt.sh && \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Window smoke test for the real Wails window (called by `make test`).
 #
-#  1. build/bin/mnote --version works with no display (headless subcommand).
+#  1. build/bin/mnote --version works with no display (headless subcommand);
+#     prints which WebKitGTK (4.0 or 4.1) the binary links.
 #  2. Starts Xvfb on a free display, starts build/bin/mnote on it with MNOTE_HOME
 #     and the XDG dirs in a temp dir, waits for the "mnote" window, waits until the
 #     page has rendered (the window is not a single colour), screenshots the
@@ -24,7 +25,7 @@ main() {
 	trap 'exit 143' TERM
 
 	[[ -x $bin ]] || fail "$bin not found; run 'make build' first"
-	need Xvfb xdotool import convert identify timeout
+	need Xvfb xdotool import convert identify timeout ldd
 	mkdir -p "$out"
 	rm -f "$out"/{window.png,window-blank.png,app.log,xvfb.log}
 	make_tmp
@@ -38,6 +39,10 @@ main() {
 		fail "mnote with no arguments and no display exited 0"
 	fi
 	[[ $msg == *"no display"* ]] || fail "mnote with no display did not say so clearly: $msg"
+	# which WebKitGTK the build links (4.1 with the webkit2_41 tag, else 4.0)
+	webkit=$(ldd "$bin" | grep -o 'libwebkit2gtk-4\.[01]' | head -n 1) || true
+	[[ -n $webkit ]] || fail "$bin links no libwebkit2gtk-4.0/4.1"
+	say "links $webkit"
 
 	# --- 2. the real window on Xvfb
 	start_xvfb

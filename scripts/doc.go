@@ -1,0 +1,19 @@
+// Package scripts holds no Go code: its tests check the shell scripts in this
+// folder, and the Makefile lines that call them, against fake system tools
+// (dpkg-query, apt-cache, apt-get, id, pkg-config, go, node, npm) on a PATH in
+// a temp dir, so they run anywhere, change nothing on the machine and need no
+// network.
+//
+// What they guarantee:
+//   - webkit-tag.sh prints "webkit2_41" exactly when pkg-config finds
+//     webkit2gtk-4.1, else nothing, and always exits 0 (the Makefile reads it
+//     with $(shell)): the one place that chooses Wails' WebKitGTK build tag.
+//   - deps.sh installs libwebkit2gtk-4.1-dev when apt has it (Debian 13 and
+//     Ubuntu 24.04 have nothing else), else libwebkit2gtk-4.0-dev; reads empty
+//     apt lists (a fresh image) before deciding; installs fonts-noto-cjk for the
+//     window tests; runs no apt-get when everything is present; as a user it
+//     installs nothing and prints the sudo command, and keeps a 4.0 that is
+//     already there.
+//   - `make deps build` (one make run, on a machine that lacked WebKitGTK)
+//     builds the app with the tag of the WebKitGTK that deps just installed.
+package scripts
