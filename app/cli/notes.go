@@ -68,10 +68,7 @@ func (e *env) runNotes(args []string) int {
 		}
 		bold := isTerminal(e.stdout)
 		for _, h := range hits {
-			snip := termSafe(h.Snippet)
-			if bold {
-				snip = strings.NewReplacer("«", "\x1b[1m", "»", "\x1b[0m").Replace(snip)
-			}
+			snip := snippetText(h.Snippet, bold)
 			fmt.Fprintf(e.stdout, "%s:%d: %s\n", termSafe(h.Path), h.Line, snip)
 		}
 		return exitOK

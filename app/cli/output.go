@@ -111,6 +111,36 @@ func (o *jsonObserver) Event(ev *chat.Event) {
 	case chat.EvError, chat.EvBad:
 		j.start("error")
 		j.str("message", ev.Err.Error())
+	case chat.EvTerminal:
+		if ev.Change.Delta != "" {
+			j.start("terminal_output")
+			j.str("terminalId", ev.Change.EntryID)
+			j.str("data", ev.Change.Delta)
+			flush = false
+			break
+		}
+		tm := ev.Terminal
+		if tm == nil {
+			return
+		}
+		j.start("terminal")
+		j.str("terminalId", tm.TerminalID)
+		j.str("command", tm.Command)
+		j.value("args", tm.Args)
+		j.str("cwd", tm.Cwd)
+		if tm.ExitCode != nil {
+			j.int("exitCode", int64(*tm.ExitCode))
+		}
+		if tm.Signal != "" {
+			j.str("signal", tm.Signal)
+		}
+		if tm.Released {
+			j.str("state", "released")
+		} else if tm.Exited {
+			j.str("state", "exited")
+		} else {
+			j.str("state", "running")
+		}
 	default:
 		return
 	}
@@ -226,10 +256,94 @@ func (o *textObserver) Event(ev *chat.Event) {
 		}
 		o.printf(true, "%s\n", o.dim(termSafe(fmt.Sprintf("permission %s: %s", deref(&ev.Permission.Title, ev.Permission.ToolCallID), outcome))))
 		o.last = "permission"
+	case chat.EvTerminal:
+		o.terminal(ev)
 	case chat.EvTurnEnded:
 		o.newline()
 		o.out.Flush()
 	}
+}
+
+// terminal prints an agent's terminal dimmed, like a tool call: the
+// command when it starts, its output without escape sequences, and how it
+// ended.
+func (o *textObserver) terminal(ev *chat.Event) {
+	if d := ev.Change.Delta; d != "" {
+		if o.last != "terminal" {
+			o.newline()
+			o.last = "terminal"
+		}
+		text := stripEscapes(d)
+		o.out.write([]byte(o.dim(termSafe(text))), false)
+		if text != "" {
+			o.midLine = !strings.HasSuffix(text, "\n")
+		}
+		return
+	}
+	tm := ev.Terminal
+	if tm == nil {
+		return
+	}
+	var line string
+	switch {
+	case tm.Released:
+		return // its end was said
+	case tm.Signal != "":
+		line = "terminal killed (" + tm.Signal + ")"
+	case tm.ExitCode != nil:
+		line = fmt.Sprintf("terminal exit %d", *tm.ExitCode)
+	case tm.Exited:
+		line = "terminal ended"
+	default:
+		line = "terminal: $ " + strings.Join(append([]string{tm.Command}, tm.Args...), " ") + "  (" + tm.Cwd + ")"
+	}
+	o.newline()
+	o.printf(true, "%s\n", o.dim(termSafe(line)))
+	o.last = "terminal-state"
+}
+
+// stripEscapes removes terminal escape sequences (CSI "ESC [ ... final",
+// OSC "ESC ] ... BEL or ESC \\", and two-byte "ESC x") and carriage
+// returns from a command's output, for plain text. A sequence split across
+// two chunks leaves its tail as text, which termSafe makes visible.
+func stripEscapes(s string) string {
+	if !strings.ContainsAny(s, "\x1b\r") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\r':
+			continue
+		case c != 0x1b:
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 >= len(s) {
+			break
+		}
+		switch s[i+1] {
+		case '[':
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+		case ']':
+			j := i + 2
+			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+				j++
+			}
+			if j < len(s) && s[j] == 0x1b {
+				j++
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return b.String()
 }
 
 func deref(p *string, def string) string {
@@ -338,4 +452,17 @@ func (t *termWriter) Flush() error {
 	t.pending = nil
 	_, err := t.w.Write(t.buf)
 	return err
+}
+
+// boldMarks makes a search snippet's « » marks bold on a terminal.
+var boldMarks = strings.NewReplacer("«", "\x1b[1m", "»", "\x1b[0m")
+
+// snippetText is a search hit's snippet for the terminal: neutralized, its
+// matches bold when bold.
+func snippetText(snippet string, bold bool) string {
+	s := termSafe(snippet)
+	if bold {
+		s = boldMarks.Replace(s)
+	}
+	return s
 }

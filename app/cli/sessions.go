@@ -178,10 +178,7 @@ func (e *env) runSearch(args []string) int {
 		}
 		bold := isTerminal(e.stdout)
 		for _, h := range hits {
-			snip := termSafe(h.Snippet)
-			if bold {
-				snip = strings.NewReplacer("«", "\x1b[1m", "»", "\x1b[0m").Replace(snip)
-			}
+			snip := snippetText(h.Snippet, bold)
 			fmt.Fprintf(e.stdout, "%s  %s (turn %d, %s)\n    %s\n", h.SessionID, termSafe(orDefault(h.Title, "(untitled)")), h.Turn, termSafe(h.Role), strings.ReplaceAll(snip, "\n", " "))
 		}
 		return exitOK
