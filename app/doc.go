@@ -23,4 +23,13 @@
 // process no session uses stops after Config.AgentIdle (5 min), at most
 // Config.MaxAgents (6) run at once (idle ones are stopped to make room,
 // else the call fails busy), and all of them stop on Shutdown.
+//
+// Every agent session gets mnote's notes tools over MCP (mcp.go, package
+// mcp): its mcpServers hold `mnote mcp` with the session's own token for
+// the services' socket, then the user's config.json context_servers. The
+// tools run against that session's folder through its confined agent file
+// system; edit_note asks permission through the same broker as the
+// agent's requests and writes like fs/write_text_file (buffers,
+// file_written record, the turn's checkpoint). Config.MCPCommand names
+// the binary (default: this executable).
 package app

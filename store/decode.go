@@ -152,6 +152,10 @@ func decodeApp(rec Record) any {
 		v = new(PermissionDecidedRecord)
 	case KindReplay:
 		v = new(ReplayRecord)
+	case KindToolCallDone:
+		v = new(ToolCallDoneRecord)
+	case KindTerminalStarted, KindTerminalOutput, KindTerminalExited, KindTerminalReleased:
+		v = new(TerminalRecord)
 	case KindTurnEnded:
 		t := new(turnEnded)
 		if err := gojson.Unmarshal(rec.Data, &t.TurnEndedRecord); err != nil {

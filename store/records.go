@@ -43,6 +43,12 @@ const (
 	KindError             = "error"              // ErrorRecord
 	KindTitle             = "title"              // TitleRecord
 	KindReplay            = "replay"             // ReplayRecord
+	KindToolCallDone      = "tool_call_done"     // ToolCallDoneRecord
+	// A terminal the agent ran (ACP terminal/*); all four are TerminalRecord.
+	KindTerminalStarted  = "terminal_started"
+	KindTerminalOutput   = "terminal_output"
+	KindTerminalExited   = "terminal_exited"
+	KindTerminalReleased = "terminal_released"
 )
 
 // SessionRecord is the data of the first record of a transcript.
@@ -138,9 +144,38 @@ type ErrorRecord struct {
 	Message string `json:"message"`
 }
 
-// TitleRecord renames the session.
+// ToolCallDoneRecord ends a tool call mnote ran for the agent (a notes
+// tool's edit_note, shown with its permission request): completed or
+// failed.
+type ToolCallDoneRecord struct {
+	Turn       int    `json:"turn"`
+	ToolCallID string `json:"toolCallId"`
+	Status     string `json:"status"`
+	Message    string `json:"message,omitempty"`
+}
+
+// TitleRecord renames the session. Guess marks mnote's title from the
+// first prompt, which a title the agent sends replaces; without it the user
+// named the session and the agent's titles no longer apply.
 type TitleRecord struct {
 	Title string `json:"title"`
+	Guess bool   `json:"guess,omitempty"`
+}
+
+// TerminalRecord is one event of a terminal: started (command, args,
+// cwd, outputByteLimit), output (data, as the command wrote it), exited
+// (exitCode or signal; dropped: output bytes not recorded) or released.
+type TerminalRecord struct {
+	Turn            int      `json:"turn,omitempty"`
+	TerminalID      string   `json:"terminalId"`
+	Command         string   `json:"command,omitempty"`
+	Args            []string `json:"args,omitempty"`
+	Cwd             string   `json:"cwd,omitempty"`
+	OutputByteLimit int      `json:"outputByteLimit,omitempty"`
+	Data            string   `json:"data,omitempty"`
+	ExitCode        *int     `json:"exitCode,omitempty"`
+	Signal          string   `json:"signal,omitempty"`
+	Dropped         int64    `json:"dropped,omitempty"`
 }
 
 // ReplayRecord brackets the session/update lines of an ACP session/load

@@ -20,7 +20,7 @@ type SessionInfo struct {
 	Title          string
 	Workspace      string
 	CreatedMs      int64
-	UpdatedMs      int64 // timestamp of the last record
+	UpdatedMs      int64 // time of the last activity: the last record of a turn, else the creation
 	Runtime        string
 	Bindings       []Binding
 	Turns          int
@@ -167,7 +167,7 @@ func (r *reducer) observeApplied(rec Record, hint *thread.Update, ap *applied) {
 func (r *reducer) apply(st *step) {
 	r.ts = st.ts
 	r.info.LastSeq = st.seq
-	if st.ts > r.info.UpdatedMs {
+	if st.ts > r.info.UpdatedMs && r.activity(st) {
 		r.info.UpdatedMs = st.ts
 	}
 	if st.end > 0 {
@@ -234,6 +234,24 @@ func (r *reducer) apply(st *step) {
 	}
 }
 
+// activity tells whether a record is the session's activity (what its
+// time in the history is): the creation and everything of a turn. A rename,
+// an agent started or stopped (opening the session, quitting mnote) and
+// what a session/load replays are not.
+func (r *reducer) activity(st *step) bool {
+	if r.turnOpen {
+		return true
+	}
+	if st.dir != DirApp {
+		return false
+	}
+	switch st.kind {
+	case KindSession, KindTurnStarted, KindPrompt, KindTurnEnded:
+		return true
+	}
+	return false
+}
+
 func (r *reducer) applyUpdate(u *thread.Update) {
 	before := r.th.Len()
 	ch, err := r.th.Apply(u)
@@ -264,6 +282,17 @@ func (r *reducer) applyApp(st *step) {
 			r.info.CreatedMs = st.ts
 		}
 	case *TitleRecord:
+		if a.Guess {
+			// mnote's guess from the first prompt: only while the
+			// session has no title; the agent's own title replaces it.
+			if !r.titleSet && r.info.Title == "" {
+				r.info.Title = a.Title
+				if !r.shared {
+					r.th.GuessTitle(a.Title)
+				}
+			}
+			return
+		}
 		r.info.Title, r.titleSet = a.Title, true
 		if !r.shared {
 			r.th.SetTitle(a.Title)
@@ -332,6 +361,11 @@ func (r *reducer) applyApp(st *step) {
 		if !r.shared {
 			r.th.PermissionResolved(a.ToolCallID, a.Outcome, a.OptionKind)
 		}
+	case *ToolCallDoneRecord:
+		if !r.shared && a.ToolCallID != "" && a.Status != "" {
+			st := a.Status
+			r.th.Apply(&thread.Update{SessionUpdate: thread.KindToolCallUpdate, ToolCallID: a.ToolCallID, Status: &st}) //nolint:errcheck // an unknown call changes nothing
+		}
 	case *turnEnded:
 		stop := a.StopReason
 		if stop == "" && a.Error != "" {
@@ -347,6 +381,10 @@ func (r *reducer) applyApp(st *step) {
 			tr.EndedMs, tr.StopReason, tr.Error = st.ts, stop, a.Error
 			tr.Usage, tr.InputTokens, tr.OutputTokens = a.Usage, a.inputTokens, a.outputTokens
 		}
+	case *TerminalRecord:
+		if !r.shared {
+			r.applyTerminal(st.kind, a)
+		}
 	case *ReplayRecord:
 		switch a.Phase {
 		case "begin":
@@ -359,6 +397,20 @@ func (r *reducer) applyApp(st *step) {
 			}
 			r.closeMessage()
 		}
+	}
+}
+
+// applyTerminal rebuilds a terminal of the thread from its records.
+func (r *reducer) applyTerminal(kind string, a *TerminalRecord) {
+	switch kind {
+	case KindTerminalStarted:
+		r.th.TerminalStarted(thread.Terminal{TerminalID: a.TerminalID, Command: a.Command, Args: a.Args, Cwd: a.Cwd})
+	case KindTerminalOutput:
+		r.th.TerminalOutput(a.TerminalID, a.Data)
+	case KindTerminalExited:
+		r.th.TerminalExited(a.TerminalID, a.ExitCode, a.Signal)
+	case KindTerminalReleased:
+		r.th.TerminalReleased(a.TerminalID)
 	}
 }
 

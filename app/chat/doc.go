@@ -7,5 +7,7 @@
 // Every line the agent sends is appended raw to the transcript before it is
 // applied to the thread, so what is on disk is always at least what was
 // shown. A transcript write that fails stops the turn with an error naming
-// the file: a session never carries on in memory only.
+// the file: a session never carries on in memory only. The one exception
+// to "raw": the env and header values of the mcpServers mnote sends (the
+// notes tools' token, the user's servers' keys) are recorded [redacted].
 package chat

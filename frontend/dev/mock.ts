@@ -60,25 +60,27 @@ function emitThread(s: MockSession, type: ThreadEvent['type'], payload: unknown)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const agents: Agent[] = [
-  { name: 'claude', title: 'Claude Code', command: 'claude-code-acp', args: [], builtin: true, status: 'ready', path: '/usr/local/bin/claude-code-acp' },
-  { name: 'codex', title: 'Codex', command: 'codex-acp', args: [], builtin: true, status: 'missing', hint: 'npm install -g @zed-industries/codex-acp' },
+  { name: 'claude', title: 'Claude Code', command: 'claude-code-acp', args: [], builtin: true, notesTools: true, status: 'ready', path: '/usr/local/bin/claude-code-acp' },
+  { name: 'codex', title: 'Codex', command: 'codex-acp', args: [], builtin: true, notesTools: true, status: 'missing', hint: 'npm install -g @zed-industries/codex-acp' },
   {
     name: 'gemini',
     title: 'Gemini CLI',
     command: 'gemini',
     args: ['--experimental-acp'],
     builtin: true,
+    notesTools: true,
     status: 'needs_login',
     loginHint: 'run `gemini` once and log in with Google, or give a Gemini API key',
     keyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
   },
-  { name: 'goose', title: 'goose', command: 'goose', args: ['acp'], builtin: true, status: 'ready', path: '/usr/bin/goose' },
+  { name: 'goose', title: 'goose', command: 'goose', args: ['acp'], builtin: true, notesTools: true, status: 'ready', path: '/usr/bin/goose' },
   {
     name: 'my-agent',
     title: 'my-agent',
     command: '/opt/my-agent/bin/agent',
     args: ['--acp'],
     builtin: false,
+    notesTools: false,
     status: 'failed',
     error: 'initialize timed out after 30s',
     stderrTail: 'loading model…\nerror: CUDA not available\n',
@@ -448,6 +450,12 @@ async function call(method: string, args: Record<string, unknown>): Promise<unkn
           : [];
       return { name: a.name, agentName: a.title, agentVersion: '1.4.2', protocol: 1, loadSession: true, authMethods, startMs: 843 };
     }
+    case 'agents.setNotesTools': {
+      const a = agents.find((x) => x.name === args.name);
+      if (!a) fail('agent_missing', `there is no agent named "${String(args.name)}"`);
+      a.notesTools = !!args.on;
+      return agents;
+    }
     case 'agents.setKey': {
       const a = agents.find((x) => x.name === args.name);
       if (!a) fail('agent_missing', `there is no agent named "${String(args.name)}"`);
@@ -502,7 +510,7 @@ async function call(method: string, args: Record<string, unknown>): Promise<unkn
     }
     case 'agents.saveCustom': {
       const i = agents.findIndex((x) => x.name === args.name);
-      const a: Agent = { name: String(args.name), title: String(args.name), command: String(args.command), args: (args.args as string[]) ?? [], env: args.env as Record<string, string>, builtin: false, status: 'ready' };
+      const a: Agent = { name: String(args.name), title: String(args.name), command: String(args.command), args: (args.args as string[]) ?? [], env: args.env as Record<string, string>, builtin: false, notesTools: true, status: 'ready' };
       if (i >= 0) agents[i] = a;
       else agents.push(a);
       return agents;
@@ -634,6 +642,10 @@ async function call(method: string, args: Record<string, unknown>): Promise<unkn
       return mockfs.cpChanges(args.sessionId, args.turn);
     case 'checkpoints.revert':
       return mockfs.cpRevert(args.sessionId, args.turn);
+    case 'permissions.rules':
+      return [];
+    case 'permissions.revoke':
+      return {};
     case 'permissions.decide': {
       const s = get(args.sessionId);
       const w = s.waiters.get(String(args.requestId));

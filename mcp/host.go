@@ -1,0 +1,293 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Handler runs the tool calls of one session. Errors are the channel's
+// (the call could not run); a tool's own failure is a Result with IsError.
+type Handler interface {
+	CallTool(ctx context.Context, tool string, args json.RawMessage) (Result, error)
+}
+
+// Host is the app's end of the channel: one unix socket, one token per
+// registered session.
+type Host struct {
+	path string
+	dir  string // removed on Close when Listen made it a temporary one
+	ln   *net.UnixListener
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	tokens map[[32]byte]*registration
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type registration struct {
+	token  string
+	h      Handler
+	ctx    context.Context // ends with Unregister or Close
+	cancel context.CancelFunc
+}
+
+// maxSocketPath keeps the socket path within sun_path (108 bytes on
+// Linux, 104 on the BSDs).
+const maxSocketPath = 100
+
+// Listen makes dir (mode 0700; it must be ours and not a symbolic link)
+// and listens on a socket of mode 0600 in it. When dir is empty or too
+// deep for a socket path, a new private folder under the temporary folder
+// is used instead.
+func Listen(dir string, log *slog.Logger) (*Host, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	name := "mcp-" + strconv.Itoa(os.Getpid()) + ".sock"
+	tmp := ""
+	if dir == "" || len(filepath.Join(dir, name)) > maxSocketPath {
+		d, err := os.MkdirTemp("", "mnote-mcp-")
+		if err != nil {
+			return nil, fmt.Errorf("mcp: socket folder: %w", err)
+		}
+		dir, tmp = d, d
+	} else if err := privateDir(dir); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, name)
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("mcp: stale socket: %w", err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
+	if err != nil {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+		return nil, fmt.Errorf("mcp: listen: %w", err)
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("mcp: socket mode: %w", err)
+	}
+	h := &Host{path: p, dir: tmp, ln: ln, log: log, tokens: map[[32]byte]*registration{}}
+	h.wg.Add(1)
+	go h.accept()
+	return h, nil
+}
+
+// privateDir makes dir with mode 0700, or checks that the existing one is
+// a real folder of ours, and tightens its mode.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("mcp: socket folder: %w", err)
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("mcp: socket folder: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("mcp: socket folder %s is not a folder", dir)
+	}
+	if !ownedByMe(st) {
+		return fmt.Errorf("mcp: socket folder %s belongs to another user", dir)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("mcp: socket folder: %w", err)
+	}
+	return nil
+}
+
+// Socket is the socket's path.
+func (h *Host) Socket() string { return h.path }
+
+// Register gives h a new token; calls presenting it run on h until
+// Unregister(token).
+func (h *Host) Register(hd Handler) (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("mcp: token: %w", err)
+	}
+	tok := hex.EncodeToString(b[:])
+	ctx, cancel := context.WithCancel(context.Background())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		cancel()
+		return "", errors.New("mcp: the host is closed")
+	}
+	h.tokens[sha256.Sum256([]byte(tok))] = &registration{token: tok, h: hd, ctx: ctx, cancel: cancel}
+	return tok, nil
+}
+
+// Unregister revokes token: new connections with it are refused and the
+// calls running under it see their context end.
+func (h *Host) Unregister(token string) {
+	k := sha256.Sum256([]byte(token))
+	h.mu.Lock()
+	r := h.tokens[k]
+	delete(h.tokens, k)
+	h.mu.Unlock()
+	if r != nil {
+		r.cancel()
+	}
+}
+
+// lookup finds token's registration; the map is keyed by the token's
+// hash and the token itself compared in constant time.
+func (h *Host) lookup(token string) *registration {
+	h.mu.Lock()
+	r := h.tokens[sha256.Sum256([]byte(token))]
+	h.mu.Unlock()
+	if r == nil || subtle.ConstantTimeCompare([]byte(r.token), []byte(token)) != 1 {
+		return nil
+	}
+	return r
+}
+
+// Close stops listening, revokes every token and waits for the
+// connections to end.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	regs := h.tokens
+	h.tokens = map[[32]byte]*registration{}
+	h.mu.Unlock()
+	for _, r := range regs {
+		r.cancel()
+	}
+	err := h.ln.Close()
+	h.wg.Wait()
+	os.Remove(h.path)
+	if h.dir != "" {
+		os.RemoveAll(h.dir)
+	}
+	return err
+}
+
+func (h *Host) accept() {
+	defer h.wg.Done()
+	var conns sync.WaitGroup
+	defer conns.Wait()
+	for {
+		c, err := h.ln.AcceptUnix()
+		if err != nil {
+			return // closed
+		}
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			h.serveConn(c)
+		}()
+	}
+}
+
+// helloTimeout bounds the wait for a connection's hello.
+const helloTimeout = 10 * time.Second
+
+func (h *Host) serveConn(c *net.UnixConn) {
+	defer c.Close()
+	if !peerIsMe(c) {
+		h.log.Warn("mcp: a connection from another user was refused")
+		return
+	}
+	r := bufio.NewReaderSize(c, 64<<10)
+	if err := c.SetReadDeadline(time.Now().Add(helloTimeout)); err != nil {
+		return
+	}
+	line, err := readLine(r)
+	if err != nil {
+		return
+	}
+	var hi hello
+	var reg *registration
+	if json.Unmarshal(line, &hi) == nil && hi.Token != "" {
+		reg = h.lookup(hi.Token)
+	}
+	enc := json.NewEncoder(c)
+	if reg == nil {
+		h.log.Warn("mcp: a connection with an unknown token was refused")
+		_ = enc.Encode(helloReply{Error: "refused: unknown or revoked token"})
+		return
+	}
+	if err := c.SetReadDeadline(time.Time{}); err != nil {
+		return
+	}
+	if err := enc.Encode(helloReply{OK: true}); err != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(reg.ctx)
+	defer cancel()
+	go func() { // a revoked token ends its connection
+		<-ctx.Done()
+		c.Close()
+	}()
+	var wmu sync.Mutex
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	for {
+		line, err := readLine(r)
+		if err != nil {
+			cancel() // the client is gone: running calls stop
+			return
+		}
+		var req request
+		if err := json.Unmarshal(line, &req); err != nil || req.Tool == "" {
+			wmu.Lock()
+			_ = enc.Encode(response{ID: req.ID, Error: "bad request"})
+			wmu.Unlock()
+			continue
+		}
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			res, err := reg.h.CallTool(ctx, req.Tool, req.Args)
+			out := response{ID: req.ID, Text: res.Text, IsError: res.IsError}
+			if err != nil {
+				out = response{ID: req.ID, Error: err.Error()}
+			}
+			wmu.Lock()
+			defer wmu.Unlock()
+			if err := enc.Encode(out); err != nil {
+				h.log.Debug("mcp: answer not sent", "err", err)
+			}
+		}()
+	}
+}
+
+// readLine reads one line of at most maxLine bytes, without its newline.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxLine {
+			return nil, errors.New("mcp: line too long")
+		}
+		if err == nil {
+			return buf[:len(buf)-1], nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
+	}
+}
