@@ -71,6 +71,7 @@ type Agent struct {
 	proc *Process
 	conn *conn
 	log  *slog.Logger
+	env  []string // the agent's environment (ProcSpec.Env), for its terminals
 
 	// Init is the agent's answer to initialize; InitLines are the raw
 	// initialize request and response, for transcripts.
@@ -83,6 +84,7 @@ type Agent struct {
 	orphans  map[string][][]byte // updates for sessions not registered yet
 	nOrphans int
 	initTap  *captureTap
+	reqs     inflight // agent→client requests waiting for the user (cancel.go)
 }
 
 // Start spawns the agent and runs initialize. On failure the process is
@@ -96,6 +98,7 @@ func Start(ctx context.Context, spec ProcSpec, opts Options) (*Agent, error) {
 	a := &Agent{
 		opts:     opts,
 		proc:     proc,
+		env:      spec.Env,
 		log:      opts.Logger.With("agent", spec.Path, "pid", proc.Pid()),
 		sessions: make(map[string]*Session),
 		orphans:  make(map[string][][]byte),
@@ -127,11 +130,19 @@ func (a *Agent) initialize(ctx context.Context) error {
 		ProtocolVersion: ProtocolVersion,
 		ClientCapabilities: acpsdk.ClientCapabilities{
 			Fs:       acpsdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
-			Terminal: false,
+			Terminal: true,
+			// mnote runs an agent's terminal login methods itself.
+			Auth: acpsdk.AuthCapabilities{Terminal: true},
+			// Forms only: mnote opens no URL an agent names.
+			Elicitation: &acpsdk.ElicitationCapabilities{Form: &acpsdk.ElicitationFormCapabilities{}},
 		},
 		ClientInfo: &acpsdk.Implementation{Name: a.opts.ClientName, Version: a.opts.ClientVersion},
 	}
-	raw, err := a.callTimeout(ctx, "initialize", req, a.initTap, a.opts.InitTimeout)
+	params, err := initializeParams(req)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	raw, err := a.callTimeout(ctx, "initialize", params, a.initTap, a.opts.InitTimeout)
 	if err != nil {
 		return err
 	}
@@ -182,6 +193,7 @@ func (a *Agent) watchExit() {
 	sessions := a.sessionList()
 	for _, s := range sessions {
 		s.cancelPermissions()
+		s.ts.closeAll()
 	}
 }
 
@@ -228,6 +240,9 @@ func (a *Agent) Stop() {
 		s.cancelPermissions()
 	}
 	a.proc.Stop(a.opts.StopGrace)
+	for _, s := range sessions {
+		s.ts.closeAll()
+	}
 	a.conn.close(errors.New("agent stopped"))
 }
 
@@ -284,7 +299,9 @@ func (a *Agent) update(sessionID string, u *thread.Update, line []byte) {
 }
 
 // request implements connHandler. It runs on the reader goroutine: it
-// records the line in order, then handles the request on its own goroutine.
+// records the line in order, then handles the request on its own goroutine;
+// a session's permission requests are asked one at a time, in the order
+// they arrived (permFIFO).
 func (a *Agent) request(req *Request, line []byte) {
 	var p sessionIDParams
 	_ = gojson.Unmarshal(req.Params, &p)
@@ -302,6 +319,14 @@ func (a *Agent) request(req *Request, line []byte) {
 		return
 	}
 	s.h.Line(DirIn, req.Method, line)
+	if cancellable(req.Method) {
+		// Registered before the next line is read: a $/cancel_request
+		// for it always finds it. Elicitations wait in the same queue
+		// as permissions, so the user sees one question at a time.
+		a.reqs.add(s, req)
+		s.perms.push(s, req)
+		return
+	}
 	go s.handleRequest(req)
 }
 
@@ -319,7 +344,7 @@ func (a *Agent) onlySession() *Session {
 
 func knownClientMethod(m string) bool {
 	switch m {
-	case "session/request_permission", "fs/read_text_file", "fs/write_text_file":
+	case "session/request_permission", "fs/read_text_file", "fs/write_text_file", "elicitation/create":
 		return true
 	}
 	return len(m) > 9 && m[:9] == "terminal/"
@@ -327,6 +352,10 @@ func knownClientMethod(m string) bool {
 
 // notification implements connHandler.
 func (a *Agent) notification(method string, params json.RawMessage, line []byte) {
+	if method == MethodCancelRequest {
+		a.cancelRequest(params, line)
+		return
+	}
 	var p sessionIDParams
 	_ = gojson.Unmarshal(params, &p)
 	if s := a.session(p.SessionID); s != nil {

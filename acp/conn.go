@@ -102,14 +102,16 @@ type Request struct {
 	ID     json.RawMessage
 	Method string
 	Params json.RawMessage
+
+	withdrawn context.Context // ended by the agent's $/cancel_request (cancel.go)
 }
 
 // connHandler receives what the reader decodes.
 type connHandler interface {
 	// update is called on the reader goroutine, in wire order.
 	update(sessionID string, u *thread.Update, line []byte)
-	// request is called on its own goroutine after every earlier line was
-	// handled; it must answer with conn.reply.
+	// request is called on the reader goroutine, in wire order; it must
+	// not block (it hands the request on) and answers with conn.reply.
 	request(req *Request, line []byte)
 	// notification is any other agent→client notification.
 	notification(method string, params json.RawMessage, line []byte)
@@ -221,7 +223,7 @@ func (c *conn) dispatch(line []byte) {
 	case env.Method != "" && hasID:
 		req := &Request{ID: env.ID, Method: env.Method, Params: env.Params}
 		cp := append([]byte(nil), line...)
-		go c.h.request(req, cp)
+		c.h.request(req, cp)
 	case env.Method != "":
 		if env.Method == "session/update" {
 			// A session/update the fast path could not take (its
@@ -300,9 +302,14 @@ func (c *conn) wait(ctx context.Context, pc *pendingCall) (json.RawMessage, erro
 	case r := <-pc.ch:
 		return r.result, r.err
 	case <-ctx.Done():
+		// The caller gave up: withdraw the request. It stays pending so
+		// that a late answer is recorded, not reported as unexpected.
 		c.mu.Lock()
-		delete(c.pending, pc.key)
+		_, still := c.pending[pc.key]
 		c.mu.Unlock()
+		if still {
+			c.sendCancelRequest(pc)
+		}
 		return nil, fmt.Errorf("%s: %w", pc.method, context.Cause(ctx))
 	}
 }

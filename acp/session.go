@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -38,7 +39,9 @@ type PermissionBroker interface {
 }
 
 // FileSystem serves the agent's fs/* requests. Errors that are *RPCError go
-// to the agent as they are; others become internal errors.
+// to the agent as they are; errors matching fs.ErrNotExist become "not
+// found" (-32002), fs.ErrPermission (a refusal) and fs.ErrInvalid "invalid
+// params" (-32602), with the error's message; others internal errors.
 type FileSystem interface {
 	ReadTextFile(ctx context.Context, path string, line, limit *int) (string, error)
 	WriteTextFile(ctx context.Context, path, content string) error
@@ -49,8 +52,30 @@ type SessionConfig struct {
 	Cwd     string
 	Handler SessionHandler
 	Broker  PermissionBroker
-	// FS serves fs/* requests; nil confines them to Cwd with RootFS.
+	// FS serves fs/* requests; nil refuses them all (the client still
+	// offers file access in initialize, so the agent is told why).
 	FS FileSystem
+	// McpServers are sent in session/new, session/load and
+	// session/resume (ACP McpServer objects); nil sends [].
+	McpServers []json.RawMessage
+	// Terminals enables terminal/* requests: commands run inside Cwd
+	// with the agent's environment (terminal.go); nil refuses them.
+	Terminals *TerminalConfig
+	// Elicitor answers elicitation/create (elicitation.go); nil
+	// declines every request.
+	Elicitor ElicitationBroker
+	// AdditionalDirectories are sent in session/new, session/load and
+	// session/resume when the agent offers
+	// sessionCapabilities.additionalDirectories (absolute paths).
+	AdditionalDirectories []string
+}
+
+// mcpServers is cfg's list for the wire: never null.
+func (cfg *SessionConfig) mcpServers() []json.RawMessage {
+	if cfg.McpServers == nil {
+		return []json.RawMessage{}
+	}
+	return cfg.McpServers
 }
 
 // Session is one ACP session on an agent.
@@ -60,6 +85,8 @@ type Session struct {
 	h  SessionHandler
 	b  PermissionBroker
 	fs FileSystem
+	ts *terminals // nil: terminals refused
+	el ElicitationBroker
 
 	// Setup holds the modes, models and config options the agent sent.
 	Setup SessionSetup
@@ -71,6 +98,7 @@ type Session struct {
 	sent       bool          // the turn's session/prompt is on the wire
 	permCtx    context.Context
 	permCancel context.CancelFunc
+	perms      permFIFO // session/request_permission, in arrival order
 }
 
 // ID is the agent's session id.
@@ -83,15 +111,14 @@ func (a *Agent) newSessionObj(id string, cfg SessionConfig) (*Session, error) {
 	if cfg.Handler == nil {
 		return nil, errors.New("acp: session needs a handler")
 	}
-	fs := cfg.FS
-	if fs == nil {
-		rfs, err := NewRootFS(cfg.Cwd)
-		if err != nil {
-			return nil, err
-		}
-		fs = rfs
+	fsys := cfg.FS
+	if fsys == nil {
+		fsys = noFiles{}
 	}
-	s := &Session{a: a, id: id, h: cfg.Handler, b: cfg.Broker, fs: fs}
+	s := &Session{a: a, id: id, h: cfg.Handler, b: cfg.Broker, fs: fsys, el: cfg.Elicitor}
+	if cfg.Terminals != nil {
+		s.ts = newTerminals(cfg.Terminals, cfg.Cwd, a.env)
+	}
 	s.permCtx, s.permCancel = context.WithCancel(context.Background())
 	return s, nil
 }
@@ -102,7 +129,7 @@ func (a *Agent) NewSession(ctx context.Context, cfg SessionConfig) (*Session, er
 	if err != nil {
 		return nil, err
 	}
-	raw, err := a.callTimeout(ctx, "session/new", sessionParams{Cwd: cfg.Cwd, McpServers: []json.RawMessage{}}, cfg.Handler, a.opts.NewSessionTimeout)
+	raw, err := a.callTimeout(ctx, "session/new", sessionParams{Cwd: cfg.Cwd, McpServers: cfg.mcpServers(), AdditionalDirectories: a.extraDirs(&cfg)}, cfg.Handler, a.opts.NewSessionTimeout)
 	if err != nil {
 		return nil, a.describe(err)
 	}
@@ -138,7 +165,7 @@ func (a *Agent) reopen(ctx context.Context, method, id string, cfg SessionConfig
 		return nil, err
 	}
 	a.register(s)
-	raw, err := a.callTimeout(ctx, method, sessionParams{SessionID: id, Cwd: cfg.Cwd, McpServers: []json.RawMessage{}}, cfg.Handler, a.opts.NewSessionTimeout)
+	raw, err := a.callTimeout(ctx, method, sessionParams{SessionID: id, Cwd: cfg.Cwd, McpServers: cfg.mcpServers(), AdditionalDirectories: a.extraDirs(&cfg)}, cfg.Handler, a.opts.NewSessionTimeout)
 	if err != nil {
 		a.unregister(id)
 		return nil, a.describe(err)
@@ -167,11 +194,27 @@ func (a *Agent) describe(err error) error {
 	return err
 }
 
-// Close forgets the session and answers its pending permission requests
-// cancelled. The agent keeps running.
+// Close forgets the session, answers its pending permission requests
+// cancelled and releases its terminals (no command of theirs keeps
+// running). The agent keeps running.
 func (s *Session) Close() {
 	s.cancelPermissions()
 	s.a.unregister(s.id)
+	s.ts.closeAll()
+}
+
+// KillTerminal kills the command of one of the session's terminals (the
+// user's Stop); the terminal stays until the agent releases it.
+func (s *Session) KillTerminal(id string) error {
+	var t *terminal
+	if s.ts != nil {
+		t = s.ts.get(id)
+	}
+	if t == nil {
+		return fmt.Errorf("there is no terminal %q in this session", id)
+	}
+	t.kill()
+	return nil
 }
 
 func (s *Session) inTurn() bool {
@@ -324,9 +367,18 @@ func (s *Session) SetModel(ctx context.Context, modelID string) error {
 	return err
 }
 
-// SetConfigOption runs session/set_config_option with a value id.
-func (s *Session) SetConfigOption(ctx context.Context, configID, value string) (json.RawMessage, error) {
-	params := map[string]string{"sessionId": s.id, "configId": configID, "value": value}
+// SetConfigOption runs session/set_config_option with a value id (a
+// string) or, for a boolean option, a bool (sent with type "boolean", as
+// clientCapabilities.session.configOptions.boolean promises).
+func (s *Session) SetConfigOption(ctx context.Context, configID string, value any) (json.RawMessage, error) {
+	params := map[string]any{"sessionId": s.id, "configId": configID, "value": value}
+	switch value.(type) {
+	case bool:
+		params["type"] = "boolean"
+	case string:
+	default:
+		return nil, fmt.Errorf("a config option's value is a string or a boolean, not %T", value)
+	}
 	return s.a.callTimeout(ctx, "session/set_config_option", params, s.h, s.a.opts.NewSessionTimeout)
 }
 
@@ -336,12 +388,21 @@ func (s *Session) handleRequest(req *Request) {
 	if err := s.a.conn.reply(req.ID, result, rerr, s.h); err != nil {
 		s.a.log.Warn("reply to agent failed", "method", req.Method, "err", err)
 	}
+	if cancellable(req.Method) {
+		s.a.reqs.done(req)
+	}
 }
 
 func (s *Session) serve(req *Request) (any, *RPCError) {
 	switch req.Method {
 	case "session/request_permission":
-		return s.permission(req.Params)
+		ctx, stop := s.requestContext(req)
+		defer stop()
+		return s.permission(ctx, req.Params)
+	case "elicitation/create":
+		ctx, stop := s.requestContext(req)
+		defer stop()
+		return s.elicitation(ctx, req.Params)
 	case "fs/read_text_file":
 		var p acpsdk.ReadTextFileRequest
 		if err := gojson.Unmarshal(req.Params, &p); err != nil {
@@ -361,6 +422,11 @@ func (s *Session) serve(req *Request) (any, *RPCError) {
 			return nil, toRPCError(err)
 		}
 		return struct{}{}, nil
+	case "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
+		if s.ts == nil {
+			return nil, errNoTerminals
+		}
+		return s.ts.serve(req.Method, req.Params)
 	default:
 		return nil, &RPCError{Code: CodeMethodNotFound, Message: "Method not found: " + req.Method}
 	}
@@ -374,7 +440,7 @@ func (s *Session) permCtxNow() context.Context {
 
 var cancelledOutcome = json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`)
 
-func (s *Session) permission(params json.RawMessage) (any, *RPCError) {
+func (s *Session) permission(ctx context.Context, params json.RawMessage) (any, *RPCError) {
 	var req PermissionRequest
 	if err := gojson.Unmarshal(params, &req); err != nil {
 		return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid session/request_permission params: " + err.Error()}
@@ -388,7 +454,7 @@ func (s *Session) permission(params json.RawMessage) (any, *RPCError) {
 	req.ToolCallID, req.Title, req.Kind = tc.ToolCallID, tc.Title, tc.Kind
 
 	s.mu.Lock()
-	ctx, cancelled := s.permCtx, s.cancelled
+	cancelled := s.cancelled
 	s.mu.Unlock()
 	if cancelled || ctx.Err() != nil || s.b == nil {
 		return cancelledOutcome, nil
@@ -402,11 +468,28 @@ func (s *Session) permission(params json.RawMessage) (any, *RPCError) {
 
 func toRPCError(err error) *RPCError {
 	var re *RPCError
-	if errors.As(err, &re) {
+	switch {
+	case errors.As(err, &re):
 		return re
+	case errors.Is(err, fs.ErrNotExist):
+		return &RPCError{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrInvalid):
+		return &RPCError{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	return &RPCError{Code: CodeInternal, Message: err.Error()}
 }
+
+// noFiles is the FileSystem of a session given none: every request is
+// refused.
+type noFiles struct{}
+
+var errNoFiles = &RPCError{Code: CodeInvalidParams, Message: "refused: this session gives the agent no file access"}
+
+func (noFiles) ReadTextFile(context.Context, string, *int, *int) (string, error) {
+	return "", errNoFiles
+}
+
+func (noFiles) WriteTextFile(context.Context, string, string) error { return errNoFiles }
 
 func truncate(b []byte, n int) string {
 	if len(b) <= n {

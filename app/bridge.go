@@ -88,6 +88,7 @@ type Services struct {
 	opening  map[string]chan struct{} // closed when the opening ends
 	seqs     map[string]uint64        // last seq of sessions no longer live
 	agentSt  map[string]agentState    // what starting an agent last showed
+	ops      agentOps                 // installs and starts in progress (install.go)
 	shutdown bool
 	turns    sync.WaitGroup
 }
@@ -104,6 +105,7 @@ func New(cfg Config) (*Services, error) {
 	if cfg.Detector == nil {
 		cfg.Detector = runtimes.NewDetector(runtimes.DetectOptions{Logger: cfg.Logger})
 	}
+	cfg.Detector.SetAgentsDir(agentsDir(cfg.Paths))
 	if cfg.InitTimeout <= 0 {
 		cfg.InitTimeout = 90 * time.Second
 	}
@@ -277,6 +279,10 @@ func init() {
 		"agents.setKey":            method((*Services).agentsSetKey),
 		"agents.setNotesTools":     method((*Services).agentsSetNotesTools),
 		"agents.openTerminal":      method((*Services).agentsOpenTerminal),
+		"agents.authenticate":      method((*Services).agentsAuthenticate),
+		"agents.install":           method((*Services).agentsInstall),
+		"agents.cancelInstall":     method((*Services).agentsCancelInstall),
+		"agents.cancelStart":       method((*Services).agentsCancelStart),
 		"sessions.switchAgent":     method((*Services).sessionsSwitchAgent),
 		"sessions.close":           method((*Services).sessionsClose),
 		"permissions.decide":       method((*Services).permissionsDecide),

@@ -121,6 +121,13 @@ func (l *liveSession) titleNow() string {
 
 // createLive starts a new session with a running agent.
 func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*liveSession, *Error) {
+	return s.createLiveFrom(ctx, agentName, cwd, "", "")
+}
+
+// createLiveFrom starts a new session; with agentSessionID it brings in
+// that agent session by session/load (import.go), its history replayed
+// into the new thread, titled title until the agent names it.
+func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSessionID, title string) (*liveSession, *Error) {
 	rt, e := s.runtime(agentName)
 	if e != nil {
 		return nil, e
@@ -135,6 +142,10 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 		s.noteAgent(rt.Name, err)
 		return nil, bindError(rt, nil, err)
 	}
+	if agentSessionID != "" && !a.Init.AgentCapabilities.LoadSession {
+		s.pool.release(a)
+		return nil, badRequest("%s cannot load its sessions (no loadSession capability), so none can be imported", rt.Title)
+	}
 	id := strings.ToLower(ulid.Make().String())
 	path := s.paths.TranscriptPath(id)
 	w, err := store.CreateTranscript(path, store.WriterOptions{})
@@ -146,7 +157,7 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 	x := s.ix.NewSharedIndexer(id, th)
 	x.SetPath(path)
 	l := s.newLive(id, cwd, th, w, x, 0, 0)
-	if err := l.sess.Start(""); err != nil {
+	if err := l.sess.Start(title); err != nil {
 		s.pool.release(a)
 		s.discardNew(l)
 		return nil, newError(CodeWriteFailed, "%w", err)
@@ -158,7 +169,7 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 		return nil, workspaceError("new session", err)
 	}
 	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), Cwd: cwd, FS: fsys,
-		McpServers: l.mcpServers()})
+		McpServers: l.mcpServers(rt, a), AgentSessionID: agentSessionID, AdditionalDirectories: s.extraDirs(rt)})
 	if err != nil {
 		e := bindError(rt, a, err)
 		s.pool.release(a)
@@ -166,6 +177,13 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 		// Nothing of the user's is in it yet: do not leave it listed.
 		s.discardNew(l)
 		return nil, e
+	}
+	if agentSessionID != "" && b.How != "load" {
+		// An import that did not load the agent's session would be an
+		// empty new one: refuse it.
+		s.discardNew(l)
+		s.pool.release(a)
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("%s could not load its session %q", rt.Title, agentSessionID), Details: b.Note}
 	}
 	l.bound(a, rt.Name, b)
 	s.noteAgent(rt.Name, nil)
@@ -281,7 +299,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 	}
 	b, err := l.sess.Bind(ctx, a, chat.BindOptions{
 		Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), AgentSessionID: agentSessionID, Cwd: l.workspace,
-		FS: fsys, McpServers: l.mcpServers(),
+		FS: fsys, McpServers: l.mcpServers(rt, a), AdditionalDirectories: s.extraDirs(rt),
 	})
 	if err != nil {
 		e := bindError(rt, a, err)

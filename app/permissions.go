@@ -189,3 +189,44 @@ func (s *Services) permissionsDecide(ctx context.Context, a decideArgs) (any, *E
 	}
 	return nil, nil
 }
+
+// PermissionRule is a remembered always-choice (permissions.rules).
+type PermissionRule struct {
+	Agent      string `json:"agent"`
+	Workspace  string `json:"workspace"`
+	ToolKind   string `json:"toolKind"`
+	OptionKind string `json:"optionKind"`
+	Decision   string `json:"decision"`
+	CreatedMs  int64  `json:"createdMs"`
+}
+
+// permissionsRules lists the remembered always-choices.
+func (s *Services) permissionsRules(ctx context.Context, _ struct{}) (any, *Error) {
+	rules, err := s.ix.ListRules(ctx)
+	if err != nil {
+		return nil, newError(CodeInternal, "the remembered permissions could not be read: %w", err)
+	}
+	out := make([]PermissionRule, len(rules))
+	for i, r := range rules {
+		out[i] = PermissionRule(r)
+	}
+	return out, nil
+}
+
+type revokeArgs struct {
+	Agent     string `json:"agent"`
+	Workspace string `json:"workspace"`
+	ToolKind  string `json:"toolKind"`
+}
+
+// permissionsRevoke forgets one remembered choice: the next request of
+// that kind asks again.
+func (s *Services) permissionsRevoke(ctx context.Context, a revokeArgs) (any, *Error) {
+	if a.Agent == "" || a.ToolKind == "" {
+		return nil, badRequest("agent and toolKind are required")
+	}
+	if err := s.ix.ForgetRule(ctx, a.Agent, a.Workspace, a.ToolKind); err != nil {
+		return nil, newError(CodeWriteFailed, "the permission was not revoked: %w", err)
+	}
+	return nil, nil
+}

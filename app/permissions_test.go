@@ -3,6 +3,8 @@ package app_test
 import (
 	"encoding/json"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,4 +201,116 @@ func TestPermissionCancelAndClose(t *testing.T) {
 	if e := h.call("permissions.decide", map[string]any{"sessionId": sum.ID, "requestId": req.RequestID, "optionId": "allow"}, nil); codeOf(e) != app.CodeNotFound {
 		t.Fatalf("decide after close: %v", e)
 	}
+}
+
+// rawPermission is a session/request_permission the test agent writes
+// verbatim (it does not wait for the answer), for a tool call id.
+func rawPermission(rpcID, toolCallID string) string {
+	line := `{"jsonrpc":"2.0","id":"` + rpcID + `","method":"session/request_permission","params":{` +
+		`"toolCall":{"toolCallId":"` + toolCallID + `","title":"Edit ` + toolCallID + `","kind":"edit"},` +
+		`"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}`
+	b, _ := json.Marshal(map[string]string{"raw": line})
+	return string(b)
+}
+
+// Requests sent back to back are asked in the order the agent sent them,
+// one at a time: the second is shown once the first is answered.
+func TestPermissionsAskedInArrivalOrder(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sum := h.create("test")
+	from := h.rec.Len()
+	ids := []string{"first", "second", "third", "fourth"}
+	steps := make([]string, len(ids))
+	for i, id := range ids {
+		steps[i] = rawPermission("q"+strconv.Itoa(i), id)
+	}
+	h.prompt(sum.ID, acptest.Steps(steps...))
+	at := from
+	for n, want := range ids {
+		i, req := h.waitPermission(sum.ID, at)
+		if req.ToolCallID != want {
+			t.Fatalf("request %d shown: %q, want %q\n%s", n, req.ToolCallID, want, h.dump(sum.ID))
+		}
+		if snap := h.open(sum.ID); len(snap.Pending) != 1 || snap.Pending[0].RequestID != req.RequestID {
+			t.Fatalf("pending while %q is asked: %+v", want, snap.Pending)
+		}
+		h.mustCall("permissions.decide", map[string]any{"sessionId": sum.ID, "requestId": req.RequestID, "optionId": "allow"}, nil)
+		at, _ = h.waitEvent(sum.ID, i, app.EvPermissionResolved, func(p json.RawMessage) bool {
+			var res app.ResolvedPayload
+			return json.Unmarshal(p, &res) == nil && res.RequestID == req.RequestID
+		})
+	}
+	// Each was shown only after the one before it was answered.
+	var order []string
+	for _, te := range h.threadEvents(sum.ID) {
+		switch te.Type {
+		case app.EvPermission:
+			var r app.PermissionRequest
+			_ = json.Unmarshal(te.Payload, &r)
+			order = append(order, "ask "+r.ToolCallID)
+		case app.EvPermissionResolved:
+			order = append(order, "answered")
+		}
+	}
+	want := []string{"ask first", "answered", "ask second", "answered", "ask third", "answered", "ask fourth", "answered"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("events %q, want %q", order, want)
+	}
+	// The transcript keeps the requests in wire order too.
+	b, err := os.ReadFile(h.paths.TranscriptPath(sum.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := -1
+	for _, id := range ids {
+		i := strings.Index(string(b), `\"toolCallId\":\"`+id+`\"`)
+		if i < 0 {
+			i = strings.Index(string(b), `"toolCallId":"`+id+`"`)
+		}
+		if i < last {
+			t.Fatalf("transcript has %q before the request sent earlier", id)
+		}
+		last = i
+	}
+}
+
+// The remembered always-choices are listed and can be revoked; a revoked
+// kind asks again.
+func TestPermissionRulesListAndRevoke(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sum := h.create("test")
+	var rules []app.PermissionRule
+	h.mustCall("permissions.rules", nil, &rules)
+	if len(rules) != 0 {
+		t.Fatalf("rules at start: %+v", rules)
+	}
+	from := h.rec.Len()
+	h.prompt(sum.ID, acptest.Steps(permissionStep("t1", "execute")))
+	_, req := h.waitPermission(sum.ID, from)
+	h.mustCall("permissions.decide", map[string]any{"sessionId": sum.ID, "requestId": req.RequestID, "optionId": "allow-always"}, nil)
+	h.waitTurnEnded(sum.ID, from, 1)
+	h.mustCall("permissions.rules", nil, &rules)
+	if len(rules) != 1 || rules[0].Agent != "test" || rules[0].Workspace != h.ws || rules[0].ToolKind != "execute" ||
+		rules[0].OptionKind != "allow_always" || rules[0].Decision != "allow" || rules[0].CreatedMs == 0 {
+		t.Fatalf("rules: %+v (workspace %s)", rules, h.ws)
+	}
+	if e := h.call("permissions.revoke", map[string]any{"agent": "", "toolKind": "execute"}, nil); codeOf(e) != app.CodeBadRequest {
+		t.Fatalf("revoke without agent: %v", e)
+	}
+	h.mustCall("permissions.revoke", map[string]any{"agent": "test", "workspace": rules[0].Workspace, "toolKind": "execute"}, nil)
+	h.mustCall("permissions.rules", nil, &rules)
+	if len(rules) != 0 {
+		t.Fatalf("rules after revoke: %+v", rules)
+	}
+	// Asked again.
+	from = h.rec.Len()
+	h.prompt(sum.ID, acptest.Steps(permissionStep("t2", "execute")))
+	_, req = h.waitPermission(sum.ID, from)
+	if req.ToolCallID != "t2" {
+		t.Fatalf("request: %+v", req)
+	}
+	h.mustCall("permissions.decide", map[string]any{"sessionId": sum.ID, "requestId": req.RequestID, "optionId": "reject"}, nil)
+	h.waitTurnEnded(sum.ID, from, 2)
 }

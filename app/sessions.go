@@ -38,7 +38,9 @@ type Snapshot struct {
 	Seq     uint64              `json:"seq"`
 	Thread  thread.Snapshot     `json:"thread"`
 	Pending []PermissionRequest `json:"pending"`
-	Running bool                `json:"running"`
+	// Questions are the agent's elicitations waiting for the user.
+	Questions []ElicitationRequest `json:"questions,omitempty"`
+	Running   bool                 `json:"running"`
 }
 
 // Hit is one search result (API.md "Hit").
@@ -258,7 +260,7 @@ func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
 		if p.pending == nil {
 			p.pending = []PermissionRequest{}
 		}
-		return Snapshot{Session: sum, Seq: p.seq, Thread: snap, Pending: p.pending, Running: p.running}, nil
+		return Snapshot{Session: sum, Seq: p.seq, Thread: snap, Pending: p.pending, Questions: p.questions, Running: p.running}, nil
 	}
 	raw, err := s.pastThread(a.ID)
 	if err != nil {
@@ -377,6 +379,27 @@ func (s *Services) sessionsCancel(_ context.Context, a idArgs) (any, *Error) {
 	}
 	if l := s.liveOf(a.ID); l != nil {
 		l.cancel()
+	}
+	return nil, nil
+}
+
+type killTerminalArgs struct {
+	ID         string `json:"id"`
+	TerminalID string `json:"terminalId"`
+}
+
+// sessionsKillTerminal kills the command of one of the agent's terminals
+// (the card's Stop): the agent sees it exit with SIGKILL.
+func (s *Services) sessionsKillTerminal(_ context.Context, a killTerminalArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	l := s.liveOf(a.ID)
+	if l == nil {
+		return nil, &Error{Code: CodeNotFound, Message: "the session is not running"}
+	}
+	if err := l.sess.KillTerminal(a.TerminalID); err != nil {
+		return nil, &Error{Code: CodeNotFound, Message: err.Error(), cause: err}
 	}
 	return nil, nil
 }
@@ -536,13 +559,18 @@ func (s *Services) sessionsSetMode(ctx context.Context, a setModeArgs) (any, *Er
 type setConfigArgs struct {
 	ID       string `json:"id"`
 	ConfigID string `json:"configId"`
-	Value    string `json:"value"`
+	Value    any    `json:"value"` // a value id, or a boolean option's bool
 }
 
 func (s *Services) sessionsSetConfigOption(ctx context.Context, a setConfigArgs) (any, *Error) {
 	l, e := s.boundLive(a.ID)
 	if e != nil {
 		return nil, e
+	}
+	switch a.Value.(type) {
+	case string, bool:
+	default:
+		return nil, badRequest("value must be a string (a value id) or a boolean")
 	}
 	if err := l.sess.SetConfigOption(ctx, a.ConfigID, a.Value); err != nil {
 		return nil, agentCallError(err)

@@ -236,7 +236,7 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.RedactEmails, a.IncludeThoughts, a.IncludeToolIO); e != nil {
 		return nil, e
 	}
-	out := Exported{Filename: "mnote-" + a.ID + "." + a.Format, Mime: mime}
+	out := Exported{Filename: s.exportFilename(ctx, a.ID, a.Format, redact), Mime: mime}
 	if s.cfg.SaveFile != nil {
 		path, err := s.cfg.SaveFile(ctx, out.Filename)
 		if err != nil {

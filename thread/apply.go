@@ -422,6 +422,19 @@ func (t *Thread) ApplySessionResult(result json.RawMessage) (Change, error) {
 	return Change{Op: OpMeta, Kind: MetaSession}, nil
 }
 
+// Title is the session's title: the user's, else the agent's, else
+// mnote's guess.
+func (t *Thread) Title() string { return t.title }
+
+// GuessTitle names a session that has no title yet (mnote's guess from
+// the first prompt); a title the agent sends later replaces it.
+func (t *Thread) GuessTitle(title string) Change {
+	if t.title == "" && !t.userTitle {
+		t.title = title
+	}
+	return Change{Op: OpMeta, Kind: MetaSessionInfo}
+}
+
 // SetTitle names the session for the user; titles the agent sends later
 // no longer replace it.
 func (t *Thread) SetTitle(title string) Change {

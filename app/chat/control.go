@@ -34,6 +34,21 @@ func (s *Session) SetTitle(title string) error {
 	return s.writeErr
 }
 
+// GuessTitle records mnote's title for a session that has none (from its
+// first prompt): the agent's own title (session_info_update) replaces it,
+// unlike SetTitle's.
+func (s *Session) GuessTitle(title string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordApp("title", map[string]any{"title": title, "guess": true})
+	ch := s.th.GuessTitle(title)
+	s.sync()
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvUpdate, Change: ch})
+	}
+	return s.writeErr
+}
+
 // RecordRuntimeStatus records a change of the current binding's agent
 // process: ready, exited, failed or needs_auth. Without a binding it
 // records nothing.
@@ -101,7 +116,7 @@ func (s *Session) SetModel(ctx context.Context, modelID string) error {
 // SetConfigOption sets one of the agent's session config options
 // (session/set_config_option). The configOptions the agent answers with
 // replace the thread's.
-func (s *Session) SetConfigOption(ctx context.Context, configID, value string) error {
+func (s *Session) SetConfigOption(ctx context.Context, configID string, value any) error {
 	s.mu.Lock()
 	as := s.as
 	s.mu.Unlock()

@@ -165,14 +165,17 @@ describe('PermissionDialog', () => {
     expect(dialog.querySelector('[data-testid="perm-count"]')?.textContent).toBe('1 of 2');
     expect(dialog.querySelector('[data-testid="diff"] .row.add code')?.textContent).toBe('b');
     const buttons = [...dialog.querySelectorAll<HTMLButtonElement>('button[data-option]')];
-    expect(buttons.map((b) => b.textContent?.replace(/\s+/g, ' ').trim())).toEqual(['1 Allow once', '2 Always allow', '3 Reject']);
-    expect(document.activeElement).toBe(buttons[0]); // first allow option has focus
+    // One-time options are numbered; an always-choice has no shortcut.
+    expect(buttons.map((b) => b.textContent?.replace(/\s+/g, ' ').trim())).toEqual(['1 Allow once', 'Always allow', '3 Reject']);
+    expect(document.activeElement).toBe(buttons[0]); // the allow-once option has focus
   });
 
-  it('number keys pick options; Enter picks the first allow; Esc rejects once', async () => {
+  it('number keys pick one-time options; Enter picks allow once; Esc rejects once', async () => {
     const { ondecide, dialog } = await open(requests);
-    key(dialog, '2');
-    expect(ondecide).toHaveBeenLastCalledWith('r1', 'o-always');
+    key(dialog, '2'); // the always-choice: not by a digit
+    expect(ondecide).not.toHaveBeenCalled();
+    key(dialog, '3');
+    expect(ondecide).toHaveBeenLastCalledWith('r1', 'o-reject');
     key(dialog, 'Enter');
     expect(ondecide).toHaveBeenLastCalledWith('r1', 'o-allow');
     const esc = key(dialog, 'Escape');

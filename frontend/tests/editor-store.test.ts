@@ -286,6 +286,26 @@ describe('EditorStore', () => {
     expect(call).toHaveBeenLastCalledWith('files.close', { path: 'b.md' });
   });
 
+  it('autosaves by default; turned off, it stays off in the next window', async () => {
+    const { ed, files } = setup();
+    expect(ed.autosave).toBe(true);
+    const t = (await ed.open('a.md'))!;
+    vi.useFakeTimers();
+    ed.edited(t, 'typed\n');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(files['a.md']).toBe('typed\n');
+    ed.setAutosave(false);
+    vi.useRealTimers();
+    const next = setup();
+    expect(next.ed.autosave).toBe(false);
+    const t2 = (await next.ed.open('a.md'))!;
+    vi.useFakeTimers();
+    next.ed.edited(t2, 'not saved\n');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(next.files['a.md']).toBe('one\n');
+    expect(t2.dirty).toBe(true);
+  });
+
   it('autosaves a second after typing stops, when turned on', async () => {
     const { ed, files } = setup();
     const t = (await ed.open('a.md'))!;

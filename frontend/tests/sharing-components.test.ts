@@ -32,7 +32,7 @@ function setup(extra: Record<string, (a: Record<string, unknown>) => unknown> = 
     parked: 0,
   });
   let agents: Agent[] = [
-    { name: 'qwen', title: 'Qwen Code', command: 'qwen', args: ['--acp'], builtin: true, status: 'ready', keyEnv: ['OPENAI_API_KEY'], loginHint: 'give an OpenAI-compatible key' },
+    { name: 'qwen', title: 'Qwen Code', command: 'qwen', args: ['--acp'], builtin: true, notesTools: true, status: 'ready', keyEnv: ['OPENAI_API_KEY'], loginHint: 'give an OpenAI-compatible key' },
   ];
   const f = fakeClient({
     'sessions.list': () => [],
@@ -168,7 +168,7 @@ describe('SettingsDialog', () => {
     const { call } = setup();
     keep(mount(SettingsDialog, { target }));
     const box = await vi.waitFor(() => {
-      const b = target.querySelector<HTMLInputElement>('label.check input[type="checkbox"]')!;
+      const b = target.querySelector<HTMLInputElement>('[data-testid="sync-settings"] label.check input[type="checkbox"]')!;
       expect(b.disabled).toBe(false);
       return b;
     });

@@ -25,7 +25,8 @@ test('export: Markdown from the chat header downloads the answer, with the works
   await expect(dialog.getByRole('checkbox', { name: /Redact/ })).toBeChecked();
   await expect(dialog.getByRole('radio', { name: 'Markdown' })).toBeChecked();
   const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download' }).click()]);
-  expect(download.suggestedFilename()).toMatch(/^mnote-[\w-]+\.md$/);
+  // Named from the session's title, redacted like the export.
+  expect(download.suggestedFilename()).toMatch(/^message-The-answer-is-forty-two-[\w-]+\.md$/);
   const text = fs.readFileSync((await download.path())!, 'utf8');
   expect(text).toContain('The answer is forty-two');
   expect(text).not.toContain(serve.workspace);

@@ -40,6 +40,8 @@ test('another program edits the open note: a clean one reloads; an edited one sh
   serve,
 }) => {
   writeNote(serve, 'ext.md', '# Ext\nv1\n');
+  // Unsaved edits are the point here: autosave (on by default) off.
+  await page.addInitScript(() => localStorage.setItem('mnote.autosave', '0'));
   await openApp(page, serve);
   await openNote(page, 'ext.md');
   await expect(editorText(page)).toContainText('v1');

@@ -40,6 +40,7 @@ import type {
   SyncConfigInput,
   SyncStatus,
   TerminalOpened,
+  InstallStarted,
   Trashed,
   TreeNode,
   TurnChanges,
@@ -56,10 +57,19 @@ export interface Client {
     running(): Promise<RunningAgent[]>;
     /** Keeps (value "" removes) a key the agent gets in its environment; the value is never sent back. */
     setKey(name: string, variable: string, value: string): Promise<Agent[]>;
+    /** Gives the agent mnote's notes tools over MCP, or not. */
+    setNotesTools(name: string, on: boolean): Promise<Agent[]>;
     /** Opens a terminal on a login command (method: an auth method id; "" the login hint's). */
     openTerminal(name: string, method?: string): Promise<TerminalOpened>;
     /** The agent's own sessions in the open workspace (ACP session/list). */
     listSessions(agent: string): Promise<AgentSessions>;
+    /** ACP authenticate with one of the agent's auth method ids. */
+    authenticate(name: string, method: string): Promise<Agent[]>;
+    /** Installs the agent's pinned npm package into mnote's folder; progress as agent:install. */
+    install(name: string): Promise<InstallStarted>;
+    cancelInstall(name: string): Promise<void>;
+    /** Cancels the agent's starts in progress (agent:start "starting"). */
+    cancelStart(name: string): Promise<void>;
   };
   sessions: {
     list(args?: { limit?: number; offset?: number }): Promise<SessionSummary[]>;
@@ -217,6 +227,15 @@ export function createClient(t: Transport): Client {
         return { ...r, sessions: arr(r.sessions) };
       },
       setKey: async (name, variable, value) => arr<Agent>(await call('agents.setKey', { name, var: variable, value })),
+      setNotesTools: async (name, on) => arr<Agent>(await call('agents.setNotesTools', { name, on })),
+      authenticate: async (name, method) => arr<Agent>(await call('agents.authenticate', { name, method })),
+      install: async (name) => obj<InstallStarted>(await call('agents.install', { name }), 'agents.install'),
+      cancelInstall: async (name) => {
+        await call('agents.cancelInstall', { name });
+      },
+      cancelStart: async (name) => {
+        await call('agents.cancelStart', { name });
+      },
       openTerminal: async (name, method) =>
         obj<TerminalOpened>(await call('agents.openTerminal', method ? { name, method } : { name }), 'agents.openTerminal'),
     },

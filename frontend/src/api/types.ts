@@ -16,6 +16,9 @@ export interface Agent {
   path?: string;
   /** How to install it (missing) or the exact command to log in (needs_login). */
   hint?: string;
+  /** The pinned npm package agents.install puts into mnote's own folder
+   * ("" / absent: show `hint`, a command for the user to copy). */
+  npmPackage?: string;
   error?: string;
   stderrTail?: string;
   /** Not in API.md (yet): custom agents' env, when Go sends it back. */
@@ -26,6 +29,8 @@ export interface Agent {
   keyEnv?: string[];
   /** The names (never the values) of the keys mnote keeps for it. */
   keys?: string[];
+  /** It gets mnote's notes tools over MCP in its sessions (agents.setNotesTools). */
+  notesTools: boolean;
 }
 
 export interface AuthMethod {
@@ -554,6 +559,14 @@ export interface BufferEvent {
 }
 
 /** workspace:changed */
+/** Event fs:refused: an agent's fs/* request was refused (outside: the path is not in the session's folder at all). */
+export interface FSRefusedPayload {
+  sessionId: string;
+  path: string;
+  reason: string;
+  outside?: boolean;
+}
+
 export interface WorkspaceChanged {
   changes?: WorkspaceChange[] | null;
   buffers?: BufferEvent[] | null;
@@ -687,6 +700,41 @@ export interface AgentStatusEvent {
   error?: string;
 }
 
+export type AgentStartPhase = 'starting' | 'started' | 'failed' | 'cancelled';
+
+/** agent:start: an agent process starting (initialize), then how it ended. */
+export interface AgentStartEvent {
+  name: string;
+  title: string;
+  phase: AgentStartPhase;
+  /** Unix milliseconds. */
+  startedAt: number;
+  /** How long mnote waits for it. */
+  timeoutMs: number;
+  error?: string;
+  /** The agent's last stderr lines (failed). */
+  stderrTail?: string;
+}
+
+export type InstallPhase = 'running' | 'done' | 'failed' | 'cancelled';
+
+/** agent:install: a line of npm's output while it runs, then how it ended. */
+export interface AgentInstallEvent {
+  name: string;
+  phase: InstallPhase;
+  line?: string;
+  error?: string;
+  /** The file that keeps the whole output. */
+  log: string;
+}
+
+/** agents.install's answer; progress follows as agent:install events. */
+export interface InstallStarted {
+  name: string;
+  command: string;
+  log: string;
+}
+
 /** sessions:changed: summaries of sessions that changed or appeared and
  * the ids of those that went (both empty: fetch the list again). */
 export interface SessionsChanged {
@@ -699,8 +747,11 @@ export interface EventMap {
   'thread:event': ThreadEvent;
   'sessions:changed': SessionsChanged;
   'agent:status': AgentStatusEvent;
+  'agent:start': AgentStartEvent;
+  'agent:install': AgentInstallEvent;
   'workspace:changed': WorkspaceChanged;
   'notes:index': NotesIndexStatus;
+  'fs:refused': FSRefusedPayload;
 }
 
 export type EventName = keyof EventMap;

@@ -30,3 +30,48 @@ export function readNumber(key: string, dflt: number): number {
   const v = Number(readPref(key));
   return readPref(key) !== null && Number.isFinite(v) ? v : dflt;
 }
+
+export function removePref(key: string): void {
+  try {
+    localStorage.removeItem(key);
+  } catch {
+    /* private mode */
+  }
+}
+
+// Unsent prompts, per session ("" = a new session not created yet), so a
+// draft survives a reload or a restart of the app. Kept for the last
+// MAX_DRAFTS sessions written to, each up to MAX_DRAFT_CHARS; cleared when
+// sent. Only this origin's page reads them (the window, or mnote serve's
+// loopback origin).
+const DRAFT_PREFIX = 'mnote.draft.';
+const DRAFT_INDEX = 'mnote.drafts';
+export const MAX_DRAFTS = 50;
+export const MAX_DRAFT_CHARS = 200_000;
+
+function draftIndex(): string[] {
+  try {
+    const v: unknown = JSON.parse(readPref(DRAFT_INDEX) ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function readDraft(sessionId: string): string {
+  return readPref(DRAFT_PREFIX + sessionId) ?? '';
+}
+
+/** Keeps (or, when empty, forgets) the session's draft. */
+export function writeDraft(sessionId: string, text: string): void {
+  const ids = draftIndex().filter((id) => id !== sessionId);
+  if (!text) {
+    removePref(DRAFT_PREFIX + sessionId);
+    writePref(DRAFT_INDEX, JSON.stringify(ids));
+    return;
+  }
+  ids.push(sessionId);
+  while (ids.length > MAX_DRAFTS) removePref(DRAFT_PREFIX + ids.shift());
+  writePref(DRAFT_PREFIX + sessionId, text.slice(0, MAX_DRAFT_CHARS));
+  writePref(DRAFT_INDEX, JSON.stringify(ids));
+}

@@ -2,7 +2,15 @@
 // custom agents.
 
 import { ApiError, type Client } from '../api';
-import type { Agent, AgentCheck, AgentStatusEvent, CustomAgentInput } from '../api/types';
+import type {
+  Agent,
+  AgentCheck,
+  AgentInstallEvent,
+  AgentStartEvent,
+  AgentStatusEvent,
+  CustomAgentInput,
+  InstallPhase,
+} from '../api/types';
 import { SvelteMap } from 'svelte/reactivity';
 
 const SELECTED_KEY = 'mnote.agent';
@@ -22,6 +30,26 @@ function save(key: string, v: string): void {
   }
 }
 
+/** An install mnote runs (agents.install): npm's last lines, the log file. */
+export interface InstallState {
+  phase: InstallPhase | 'requesting';
+  lines: string[];
+  log: string;
+  error?: string;
+}
+
+/** How many of npm's lines an install keeps for the page. */
+const INSTALL_LINES = 200;
+
+/** Installed (found on disk) agents come first, in their own order. */
+export function installedFirst(items: Agent[]): Agent[] {
+  const rank = (a: Agent) => (a.status === 'missing' ? 1 : 0);
+  return items
+    .map((a, i) => ({ a, i }))
+    .sort((x, y) => rank(x.a) - rank(y.a) || x.i - y.i)
+    .map((x) => x.a);
+}
+
 export type CheckState = { state: 'checking' } | { state: 'ok'; check: AgentCheck } | { state: 'error'; error: ApiError };
 
 export class AgentsStore {
@@ -32,6 +60,10 @@ export class AgentsStore {
   /** The agent new sessions start with. */
   selected = $state(load(SELECTED_KEY));
   checks = new SvelteMap<string, CheckState>();
+  /** Agents starting now, and the last start that failed (until dismissed), by name. */
+  starts = new SvelteMap<string, AgentStartEvent>();
+  /** Installs running or just ended, by name. */
+  installs = new SvelteMap<string, InstallState>();
 
   constructor(private readonly client: Client) {}
 
@@ -39,9 +71,78 @@ export class AgentsStore {
     return name ? this.items.find((a) => a.name === name) : undefined;
   }
 
-  /** The picked agent if it still exists, else the first ready one. */
+  /** The picked agent if it is installed, else the first ready one, else
+   * the first installed one (an agent that is not installed is never the default). */
   get current(): Agent | undefined {
-    return this.byName(this.selected) ?? this.items.find((a) => a.status === 'ready') ?? this.items[0];
+    const picked = this.byName(this.selected);
+    if (picked && picked.status !== 'missing') return picked;
+    return this.items.find((a) => a.status === 'ready') ?? this.items.find((a) => a.status !== 'missing') ?? picked;
+  }
+
+  /** Installed agents first. */
+  get sorted(): Agent[] {
+    return installedFirst(this.items);
+  }
+
+  /** No agent is installed (first run): the page offers installs. */
+  get noneInstalled(): boolean {
+    return this.loaded && !this.items.some((a) => a.status !== 'missing');
+  }
+
+  /** agent:start: keeps the starting ones and the last failure. */
+  applyStart(ev: AgentStartEvent): void {
+    if (!ev?.name) return;
+    if (ev.phase === 'starting' || ev.phase === 'failed') this.starts.set(ev.name, ev);
+    else this.starts.delete(ev.name);
+  }
+
+  dismissStart(name: string): void {
+    this.starts.delete(name);
+  }
+
+  /** Cancels the agent's start at once (its process is killed). */
+  async cancelStart(name: string): Promise<void> {
+    this.starts.delete(name);
+    await this.client.agents.cancelStart(name);
+  }
+
+  /** agent:install: npm's lines, then how it ended (done: the list again). */
+  applyInstall(ev: AgentInstallEvent): void {
+    if (!ev?.name) return;
+    const old = this.installs.get(ev.name);
+    const lines = old ? old.lines : [];
+    const next: InstallState = { phase: ev.phase, log: ev.log || old?.log || '', error: ev.error, lines };
+    if (ev.line) next.lines = [...lines, ev.line].slice(-INSTALL_LINES);
+    this.installs.set(ev.name, next);
+    if (ev.phase === 'done') void this.refresh();
+  }
+
+  /** Installs the agent's pinned npm package; progress follows as events. */
+  async install(name: string): Promise<void> {
+    this.installs.set(name, { phase: 'requesting', lines: [], log: '' });
+    try {
+      const r = await this.client.agents.install(name);
+      const cur = this.installs.get(name);
+      if (cur?.phase === 'requesting') this.installs.set(name, { ...cur, phase: 'running', log: r.log });
+      else if (cur && !cur.log) this.installs.set(name, { ...cur, log: r.log });
+    } catch (e) {
+      this.installs.set(name, { phase: 'failed', lines: [], log: '', error: ApiError.from(e).message });
+    }
+  }
+
+  async cancelInstall(name: string): Promise<void> {
+    try {
+      await this.client.agents.cancelInstall(name);
+    } catch (e) {
+      const cur = this.installs.get(name);
+      if (cur) this.installs.set(name, { ...cur, error: ApiError.from(e).message });
+    }
+  }
+
+  /** ACP authenticate with the method the user picked, then a new check. Throws ApiError. */
+  async authenticate(name: string, method: string): Promise<void> {
+    this.items = await this.client.agents.authenticate(name, method);
+    await this.check(name);
   }
 
   select(name: string): void {
@@ -87,6 +188,11 @@ export class AgentsStore {
   /** Saves a custom agent; throws ApiError for the form to show. */
   async saveCustom(input: CustomAgentInput): Promise<void> {
     this.items = await this.client.agents.saveCustom(input);
+  }
+
+  /** Gives the agent mnote's notes tools over MCP, or not; throws ApiError. */
+  async setNotesTools(name: string, on: boolean): Promise<void> {
+    this.items = await this.client.agents.setNotesTools(name, on);
   }
 
   async removeCustom(name: string): Promise<void> {

@@ -5,7 +5,7 @@ import { ApiError, getClient, type Client } from '../api';
 import type { PromptExtras, ThreadEvent, WorkspaceChanged } from '../api/types';
 import type { Scheduler } from '../lib/frame';
 import { AgentsStore } from './agents.svelte';
-import { CheckpointsStore } from './checkpoints.svelte';
+import { CheckpointsStore, fsRefusedMessage } from './checkpoints.svelte';
 import { ConfirmStore } from './confirm.svelte';
 import { EditorStore, type EditorOptions } from './editor.svelte';
 import { LayoutStore } from './layout.svelte';
@@ -83,7 +83,10 @@ export class AppState {
       c.on('workspace:changed', (p) => this.applyWorkspaceChanged(p)),
       c.on('sessions:changed', (p) => this.sessions.applyChange(p)),
       c.on('agent:status', (ev) => this.agents.applyStatus(ev)),
+      c.on('agent:start', (ev) => this.agents.applyStart(ev)),
+      c.on('agent:install', (ev) => this.agents.applyInstall(ev)),
       c.on('notes:index', (st) => this.notes.applyStatus(st)),
+      c.on('fs:refused', (p) => this.toasts.show({ message: fsRefusedMessage(p), level: 'error', timeoutMs: 8000 })),
       c.onReconnect(() => {
         void this.sessions.refresh();
         void this.agents.refresh();

@@ -2,13 +2,21 @@
 // each changed, the diffs (checkpoints.changes, fetched when shown) and
 // Revert (checkpoints.revert). A revert that meets a file changed since
 // the turn writes nothing; its error (code "conflict") carries the diffs.
+// A revert can be undone (checkpoints.undoRevert). Each file's hunks
+// (checkpoints.hunks) are reviewed with Keep / Reject, per hunk, per file
+// or for the whole turn (checkpoints.review); a reject can be undone.
 
 import { ApiError, type Client } from '../api';
-import type { FileDiff, RevertResult, TurnChanges } from '../api/types';
+import type { FileDiff, FileHunks, FSRefusedPayload, Hunk, HunkAction, RevertResult, TurnChanges } from '../api/types';
+import { lastReject, pending } from '../lib/hunks';
 import { SvelteMap } from 'svelte/reactivity';
 import type { ToastStore } from './toasts.svelte';
 
 export type DiffsState = { state: 'loading' } | { state: 'ok'; files: FileDiff[] } | { state: 'error'; error: ApiError };
+
+export type HunksState = { state: 'loading' } | { state: 'ok'; file: FileHunks; busy?: boolean } | { state: 'error'; error: ApiError };
+
+const hunksKey = (turn: number, path: string) => `${turn}\u0000${path}`;
 
 export type RevertState =
   | { state: 'reverting' }
@@ -34,6 +42,8 @@ export class CheckpointsStore {
   focus: number | null = $state(null);
   diffs = new SvelteMap<number, DiffsState>();
   reverts = new SvelteMap<number, RevertState>();
+  /** turn + path → the file's hunks to review. */
+  hunks = new SvelteMap<string, HunksState>();
 
   /** turn → its changes. */
   readonly byTurn: Map<number, TurnChanges> = $derived(new Map(this.turns.map((t) => [t.turn, t])));
@@ -75,6 +85,7 @@ export class CheckpointsStore {
     this.error = null;
     this.diffs.clear();
     this.reverts.clear();
+    this.hunks.clear();
     this.shown = false;
     this.focus = null;
     if (sessionId) void this.refresh();
@@ -162,9 +173,106 @@ export class CheckpointsStore {
     this.reverts.set(turn, out);
     if (out.state === 'done') {
       this.diffs.delete(turn);
+      for (const k of [...this.hunks.keys()]) if (k.startsWith(`${turn}\u0000`)) this.hunks.delete(k);
       await this.refresh();
       if (this.focus === turn) void this.loadDiffs(turn);
     }
     return out;
   }
+
+  hunksOf(turn: number, path: string): HunksState | undefined {
+    return this.hunks.get(hunksKey(turn, path));
+  }
+
+  async loadHunks(turn: number, path: string, force = false): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    const k = hunksKey(turn, path);
+    const cur = this.hunks.get(k);
+    if (!force && cur && cur.state !== 'error') return;
+    this.hunks.set(k, { state: 'loading' });
+    try {
+      const file = await this.client.checkpoints.hunks(id, turn, path);
+      if (id === this.sessionId) this.hunks.set(k, { state: 'ok', file });
+    } catch (e) {
+      if (id === this.sessionId) this.hunks.set(k, { state: 'error', error: ApiError.from(e) });
+    }
+  }
+
+  /** Keeps, rejects or restores hunks of a file; a reject's toast offers Undo. Resolves false when nothing was done. */
+  async review(turn: number, path: string, action: HunkAction, hunks: Hunk[]): Promise<boolean> {
+    const id = this.sessionId;
+    if (!id || hunks.length === 0) return false;
+    const k = hunksKey(turn, path);
+    const cur = this.hunks.get(k);
+    if (cur?.state === 'ok') this.hunks.set(k, { ...cur, busy: true });
+    let file: FileHunks;
+    try {
+      file = await this.client.checkpoints.review(id, turn, path, action, hunks);
+    } catch (e) {
+      const err = ApiError.from(e);
+      if (cur?.state === 'ok') this.hunks.set(k, cur);
+      this.toasts.error(
+        err.code === 'conflict' ? `${path} changed since (or has unsaved edits): nothing was changed. ${err.message}` : `Could not review ${path}: ${err.message}`,
+      );
+      return false;
+    }
+    if (id !== this.sessionId) return true;
+    this.hunks.set(k, { state: 'ok', file });
+    if (action !== 'kept') {
+      this.diffs.delete(turn);
+      if (this.focus === turn) void this.loadDiffs(turn, true);
+    }
+    if (action === 'rejected') {
+      const undo = lastReject(file.reviews);
+      const n = hunks.length;
+      this.toasts.show({
+        message: `Rejected ${n} change${n === 1 ? '' : 's'} in ${path}.`,
+        action: undo ? { label: 'Undo', run: () => void this.review(turn, path, 'restored', undo) } : undefined,
+      });
+    }
+    return true;
+  }
+
+  /** Keep all / Reject all: every file of the turn whose content was kept, its hunks still to review. */
+  async reviewTurn(turn: number, action: 'kept' | 'rejected'): Promise<void> {
+    const t = this.byTurn.get(turn);
+    if (!t) return;
+    for (const f of t.files) {
+      if (f.notKept || f.op === 'removed') continue;
+      await this.loadHunks(turn, f.path);
+      const st = this.hunksOf(turn, f.path);
+      if (st?.state !== 'ok') continue;
+      const todo = pending(st.file.hunks, st.file.reviews);
+      if (todo.length && !(await this.review(turn, f.path, action, todo))) return;
+    }
+  }
+
+  /** Undoes a revert (the files get the turn's result again). */
+  async undoRevert(turn: number): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    try {
+      const result = await this.client.checkpoints.undoRevert(id, turn);
+      const n = result.restored.length + result.deleted.length;
+      this.toasts.show({ message: `Revert of turn ${turn} undone: ${n} file${n === 1 ? '' : 's'}.` });
+    } catch (e) {
+      const error = ApiError.from(e);
+      if (id === this.sessionId) this.reverts.set(turn, error.code === 'conflict' ? { state: 'conflict', error } : { state: 'error', error });
+      return;
+    }
+    if (id !== this.sessionId) return;
+    this.reverts.delete(turn);
+    this.diffs.delete(turn);
+    for (const k of [...this.hunks.keys()]) if (k.startsWith(`${turn}\u0000`)) this.hunks.delete(k);
+    await this.refresh();
+    if (this.focus === turn) void this.loadDiffs(turn);
+  }
+}
+
+/** The words for an agent's refused file request (event fs:refused): outside the folder is always refused. */
+export function fsRefusedMessage(p: FSRefusedPayload): string {
+  return p.outside
+    ? `An agent asked for ${p.path}: outside the notes folder: refused. Agents only reach files inside the open folder.`
+    : `An agent asked for ${p.path}: refused (${p.reason}).`;
 }

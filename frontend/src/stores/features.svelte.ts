@@ -1,9 +1,11 @@
-// The stores of the settings, export/share and agent-login features (issues
-// 6 and 7), beside the app's own: one set per AppState, made on first use.
+// The stores of the settings (sync, remembered permissions), export/share
+// and agent-login features, beside the app's own: one set per AppState,
+// made on first use.
 
 import { getApp, type AppState } from './app.svelte';
 import { ExportStore, type Downloader } from './exports.svelte';
 import { AgentLoginStore } from './login.svelte';
+import { RulesStore } from './rules.svelte';
 import { ShareStore } from './share.svelte';
 import { SyncStore, type SyncOptions } from './sync.svelte';
 
@@ -17,12 +19,14 @@ export class Features {
   readonly share: ShareStore;
   readonly exports: ExportStore;
   readonly login: AgentLoginStore;
+  readonly rules: RulesStore;
 
   constructor(app: AppState, opts: FeatureOptions = {}) {
     this.sync = new SyncStore(app.client, app.toasts, app.confirm, opts);
     this.share = new ShareStore(app.client, this.sync, app.toasts);
     this.exports = new ExportStore(app.client, app.toasts, opts.download);
     this.login = new AgentLoginStore(app.client, app.agents, app.toasts, app.confirm);
+    this.rules = new RulesStore(app.client, app.toasts);
   }
 }
 

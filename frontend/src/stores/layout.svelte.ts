@@ -1,13 +1,16 @@
 // The window's split: the notes side (file tree + editor) on the left, the
 // chat side (sessions + chat) on the right. The tree is UiStore.notesOpen
 // (Ctrl/Cmd+B, or Ctrl+\); the chat side hides with Ctrl/Cmd+J; the
-// editor's width is dragged on the splitter (or its arrow keys) and kept.
+// editor's width is dragged on the splitter (or its arrow keys) and kept;
+// the sessions list can be folded into a rail (kept). How the panes share a
+// narrow window: lib/panes.ts.
 
 import { readBool, readNumber, writeBool, writePref } from '../lib/prefs';
 
 const CHAT_KEY = 'mnote.chatOpen';
 const WIDTH_KEY = 'mnote.editorWidth';
 const TREE_KEY = 'mnote.treeWidth';
+const SESSIONS_KEY = 'mnote.sessionsFolded';
 
 export const EDITOR_MIN = 320;
 export const CHAT_MIN = 420;
@@ -19,6 +22,13 @@ export class LayoutStore {
   /** The editor pane's width (px) while the chat side shows; 0 = half of the room (until the splitter is moved). */
   editorWidth = $state(readNumber(WIDTH_KEY, 0));
   treeWidth = $state(readNumber(TREE_KEY, 240));
+  /** The user folded the sessions list into its rail (kept until unfolded). */
+  sessionsFolded = $state(readBool(SESSIONS_KEY, false));
+
+  setSessionsFolded(folded: boolean): void {
+    this.sessionsFolded = folded;
+    writeBool(SESSIONS_KEY, folded);
+  }
 
   toggleChat(): void {
     this.chatOpen = !this.chatOpen;

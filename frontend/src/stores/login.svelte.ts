@@ -1,6 +1,8 @@
 // Logging in to agents from the page: keys mnote keeps for an agent
-// (agents.setKey; the value goes to Go once and is never shown again) and
-// terminals opened on a login command (agents.openTerminal).
+// (agents.setKey; the value goes to Go once and is never shown again),
+// terminals opened on a login command (agents.openTerminal; the agent is
+// checked again when the window gets the focus back) and ACP authenticate
+// with the method the user picks (agents.authenticate, then a new check).
 
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import { ApiError, type Client } from '../api';
@@ -19,7 +21,12 @@ function k(agent: string, item: string): string {
   return `${agent}\u0000${item}`;
 }
 
+export type SignInState = { state: 'signing' } | { state: 'done' } | { state: 'error'; message: string };
+
 export class AgentLoginStore {
+  /** The last "Sign in" of each agent + method. */
+  private signins = new SvelteMap<string, SignInState>();
+
   /** Keys being saved or removed (agent + variable). */
   private saving = new SvelteSet<string>();
   /** The last "Open terminal" of each agent + method ("" = the login hint's command). */
@@ -101,6 +108,33 @@ export class AgentLoginStore {
     }
   }
 
+  signIn(agent: string, method: string): SignInState | undefined {
+    return this.signins.get(k(agent, method));
+  }
+
+  /** Runs ACP authenticate with the method; the agent is checked again after it. */
+  async authenticate(agent: string, method: string): Promise<boolean> {
+    const id = k(agent, method);
+    if (this.signins.get(id)?.state === 'signing') return false;
+    this.signins.set(id, { state: 'signing' });
+    try {
+      await this.agents.authenticate(agent, method);
+      this.signins.set(id, { state: 'done' });
+      const title = this.agents.byName(agent)?.title || agent;
+      this.toasts.show({ message: `Signed in to ${title}.` });
+      return true;
+    } catch (e) {
+      this.signins.set(id, { state: 'error', message: ApiError.from(e).message });
+      return false;
+    }
+  }
+
+  /** After a login in a terminal: check the agent again when the user comes back to the window. */
+  private recheckOnFocus(agent: string): void {
+    if (typeof window === 'undefined') return;
+    window.addEventListener('focus', () => void this.agents.check(agent), { once: true });
+  }
+
   /** Opens a terminal on the method's login command (Go starts it; with no display it answers the command to run by hand). */
   async openTerminal(agent: string, method: string): Promise<TerminalState> {
     const id = k(agent, method);
@@ -109,6 +143,7 @@ export class AgentLoginStore {
     try {
       const r = await this.client.agents.openTerminal(agent, method);
       st = { state: 'opened', terminal: r.terminal, command: r.command };
+      this.recheckOnFocus(agent);
     } catch (e) {
       const err = ApiError.from(e);
       st = { state: 'error', message: err.message, command: err.details };

@@ -10,6 +10,8 @@ import { ApiError, type Client } from '../api';
 import type {
   Command,
   ConfigOption,
+  ElicitationAction,
+  ElicitationRequest,
   Entry,
   Mode,
   Model,
@@ -19,6 +21,7 @@ import type {
   PromptExtras,
   SessionSummary,
   Snapshot,
+  Terminal,
   ThreadEvent,
   Usage,
 } from '../api/types';
@@ -60,6 +63,8 @@ export class SessionStore {
   commands: Command[] = $state.raw([]);
   plan: PlanEntry[] = $state.raw([]);
   pending: PermissionRequest[] = $state.raw([]);
+  /** The agent's questions (elicitations) waiting, oldest first. */
+  questions: ElicitationRequest[] = $state.raw([]);
   running = $state(false);
   turn = $state(0);
   stopReason = $state('');
@@ -72,6 +77,8 @@ export class SessionStore {
   lastPrompt = $state('');
   /** The last turn ended in an error (a crash, a failed start). */
   lastTurnFailed = $state(false);
+  /** The agent's terminals by id (replaced, never mutated, on change). */
+  terminals: ReadonlyMap<string, Terminal> = $state.raw(new Map());
 
   // ---- the model, updated at once -----------------------------------------
   /** Seq of the last event applied. */
@@ -85,6 +92,8 @@ export class SessionStore {
   /** Entries whose `streaming` is set (normally at most one). */
   private streamingIds = new Set<string>();
   private orderDirty = false;
+  private termModel = new Map<string, Terminal>();
+  private termDirty = false;
   private buffer: ThreadEvent[] = [];
   private syncing = false;
   private syncToken = 0;
@@ -177,6 +186,9 @@ export class SessionStore {
     this.dirty.clear();
     this.streamingIds.clear();
     this.orderDirty = false;
+    this.termModel = new Map();
+    this.termDirty = false;
+    this.terminals = new Map();
     this.summary = null;
     this.order = [];
     this.title = '';
@@ -189,6 +201,7 @@ export class SessionStore {
     this.commands = [];
     this.plan = [];
     this.pending = [];
+    this.questions = [];
     this.running = false;
     this.turn = 0;
     this.stopReason = '';
@@ -269,9 +282,16 @@ export class SessionStore {
     this.commands = t.commands ?? [];
     this.plan = t.plan ?? [];
     this.pending = snap.pending ?? [];
+    this.questions = snap.questions ?? [];
     this.running = !!snap.running;
     this.turn = t.turn ?? 0;
     this.stopReason = t.stopReason ?? '';
+    this.termModel = new Map();
+    for (const term of t.terminals ?? []) {
+      if (term && typeof term.terminalId === 'string') this.termModel.set(term.terminalId, { ...term, output: term.output ?? '' });
+    }
+    this.termDirty = false;
+    this.terminals = new Map(this.termModel);
     this.error = null;
     this.generation++;
   }
@@ -345,6 +365,17 @@ export class SessionStore {
         if (this.pending.some((r) => r.requestId === id)) this.pending = this.pending.filter((r) => r.requestId !== id);
         break;
       }
+      case 'elicitation': {
+        const q = ev.payload;
+        if (!q?.requestId || this.questions.some((r) => r.requestId === q.requestId)) return;
+        this.questions = [...this.questions, q];
+        break;
+      }
+      case 'elicitation_resolved': {
+        const id = ev.payload?.requestId;
+        if (this.questions.some((r) => r.requestId === id)) this.questions = this.questions.filter((r) => r.requestId !== id);
+        break;
+      }
       case 'turn': {
         const p = ev.payload;
         if (!p) return;
@@ -374,6 +405,23 @@ export class SessionStore {
       case 'notice':
         if (ev.payload?.message) this.pushNotice(ev.payload);
         break;
+      case 'terminal': {
+        const p = ev.payload;
+        if (!p?.terminalId) return;
+        // The state event carries no output: keep what came before.
+        const old = this.termModel.get(p.terminalId);
+        this.termModel.set(p.terminalId, { ...p, output: old?.output ?? '' });
+        this.markTerminals();
+        break;
+      }
+      case 'terminal_output': {
+        const p = ev.payload;
+        if (!p?.terminalId || !p.data) return;
+        const old = this.termModel.get(p.terminalId) ?? { terminalId: p.terminalId, turn: this.turn, command: '', output: '' };
+        this.termModel.set(p.terminalId, { ...old, output: keepTail(old.output + p.data) });
+        this.markTerminals();
+        break;
+      }
       default:
         // Unknown event types are skipped (a newer Go side).
         break;
@@ -409,6 +457,11 @@ export class SessionStore {
     }
   }
 
+  private markTerminals(): void {
+    this.termDirty = true;
+    this.batcher.request();
+  }
+
   private markDirty(id: string): void {
     this.dirty.add(id);
     this.batcher.request();
@@ -431,6 +484,10 @@ export class SessionStore {
     if (this.orderDirty) {
       this.orderDirty = false;
       this.order = this.modelOrder.slice();
+    }
+    if (this.termDirty) {
+      this.termDirty = false;
+      this.terminals = new Map(this.termModel);
     }
   }
 
@@ -489,6 +546,45 @@ export class SessionStore {
       await this.client.sessions.cancel(this.id);
     } catch (e) {
       this.fail(e, 'Could not stop the turn');
+    }
+  }
+
+  /** Stops the command of one of the agent's terminals (its card's Stop). */
+  async killTerminal(terminalId: string): Promise<void> {
+    const id = this.id;
+    if (!id) return;
+    try {
+      await this.client.sessions.killTerminal(id, terminalId);
+    } catch (e) {
+      if (this.id === id) this.fail(e, 'Could not stop the command');
+    }
+  }
+
+  /** Answers an agent's question. Resolves to the fields the bridge
+   * refused (its bad_request details, "field: reason" lines) — the
+   * question then keeps waiting — or null when the answer went. */
+  async answer(requestId: string, action: ElicitationAction, content?: Record<string, unknown>): Promise<string | null> {
+    const id = this.id;
+    if (!id) return null;
+    const before = this.questions;
+    this.questions = before.filter((r) => r.requestId !== requestId);
+    try {
+      await this.client.elicitations.answer(id, requestId, action, content);
+      return null;
+    } catch (e) {
+      if (this.id !== id) return null;
+      const err = ApiError.from(e);
+      const back = () => {
+        const q = before.find((r) => r.requestId === requestId);
+        if (q && !this.questions.some((r) => r.requestId === requestId)) this.questions = [q, ...this.questions];
+      };
+      if (err.code === 'bad_request' && err.details) {
+        back();
+        return err.details;
+      }
+      this.fail(e, 'Could not answer the question');
+      if (err.code !== 'not_found') back();
+      return null;
     }
   }
 
@@ -584,4 +680,16 @@ export class SessionStore {
     this.summary = s;
     if (s.title && !this.title) this.title = s.title;
   }
+}
+
+/** How much terminal output the page keeps: the end, like Go's thread. */
+export const TERMINAL_KEEP = 1 << 20;
+
+/** The last TERMINAL_KEEP characters of s, not starting inside a surrogate pair. */
+export function keepTail(s: string): string {
+  if (s.length <= TERMINAL_KEEP) return s;
+  let start = s.length - TERMINAL_KEEP;
+  const c = s.charCodeAt(start);
+  if (c >= 0xdc00 && c <= 0xdfff) start++;
+  return s.slice(start);
 }

@@ -1,7 +1,7 @@
 // The sessions list (newest first), with rename / delete (+ undo) / restore.
 
 import { ApiError, type Client } from '../api';
-import type { SessionSummary, SessionsChanged, ThreadEvent } from '../api/types';
+import type { AgentSessions, SessionSummary, SessionsChanged, ThreadEvent } from '../api/types';
 import { SvelteSet } from 'svelte/reactivity';
 import type { ToastStore } from './toasts.svelte';
 
@@ -92,8 +92,20 @@ export class SessionsStore {
 
   /** Events of sessions that are not open: remember who waits for an answer. */
   noteEvent(ev: ThreadEvent): void {
-    if (ev.type === 'permission') this.attention.add(ev.sessionId);
+    if (ev.type === 'permission' || ev.type === 'elicitation') this.attention.add(ev.sessionId);
     else if (ev.type === 'turn' && ev.payload?.state === 'ended') this.attention.delete(ev.sessionId);
+  }
+
+  /** The agent's own sessions in the open workspace (to import). */
+  listAgentSessions(agent: string): Promise<AgentSessions> {
+    return this.client.agents.listSessions(agent);
+  }
+
+  /** Brings one of the agent's own sessions in (session/load). */
+  async importSession(agent: string, agentSessionId: string, title?: string): Promise<SessionSummary> {
+    const s = await this.client.sessions.import(agent, agentSessionId, title);
+    this.items = [s, ...this.items.filter((x) => x.id !== s.id)];
+    return s;
   }
 
   async create(agent: string, cwd?: string): Promise<SessionSummary> {

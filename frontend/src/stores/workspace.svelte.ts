@@ -116,6 +116,12 @@ export class WorkspaceStore {
   }
 
   /** The native folder dialog: null when cancelled. Throws ApiError. */
+  /** "Open folder…" uses the native folder dialog: in the window always,
+   * also on first launch, before any folder is open (no info yet). */
+  get canPick(): boolean {
+    return this.info?.canPick ?? this.client.transportKind === 'wails';
+  }
+
   async pick(): Promise<WorkspaceInfo | null> {
     const info = await this.client.workspace.pick();
     if (!info) return null;
