@@ -290,19 +290,111 @@ func (s *Services) checkpointsRevert(ctx context.Context, a turnArgs) (any, *Err
 		return nil, &Error{Code: CodeBusy, Message: "a turn is running in this session: stop it or wait, then revert"}
 	}
 	res, err := cps.Revert(turnID(a.SessionID, a.Turn))
-	var conflict *workspace.RevertConflictError
-	if errors.As(err, &conflict) {
-		var diffs strings.Builder
-		for _, c := range conflict.Conflicts {
-			diffs.WriteString(c.Diff)
-			if !strings.HasSuffix(c.Diff, "\n") {
-				diffs.WriteByte('\n')
-			}
-		}
-		return nil, &Error{Code: CodeConflict, Message: err.Error(), Details: diffs.String(), cause: err}
+	if ae := revertConflict(err); ae != nil {
+		return nil, ae
 	}
 	if err != nil {
 		return nil, workspaceError("revert turn "+strconv.Itoa(a.Turn), err)
 	}
 	return res, nil
+}
+
+type hunksArgs struct {
+	SessionID string `json:"sessionId"`
+	Turn      int    `json:"turn"`
+	Path      string `json:"path"`
+}
+
+// turnCheckpoints is the checkpoints of a session's folder, or not_found.
+func (s *Services) turnCheckpoints(ctx context.Context, id string) (*workspace.Checkpoints, *Error) {
+	cps, _, e := s.checkpointsOf(ctx, id)
+	if e != nil {
+		return nil, e
+	}
+	if cps == nil {
+		return nil, &Error{Code: CodeNotFound, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
+	}
+	return cps, nil
+}
+
+func (s *Services) checkpointsHunks(ctx context.Context, a hunksArgs) (any, *Error) {
+	cps, e := s.turnCheckpoints(ctx, a.SessionID)
+	if e != nil {
+		return nil, e
+	}
+	fh, err := cps.Hunks(turnID(a.SessionID, a.Turn), a.Path)
+	if err != nil {
+		return nil, workspaceError("the changes of "+a.Path, err)
+	}
+	return fh, nil
+}
+
+type reviewArgs struct {
+	SessionID string           `json:"sessionId"`
+	Turn      int              `json:"turn"`
+	Path      string           `json:"path"`
+	Action    string           `json:"action"`
+	Hunks     []workspace.Hunk `json:"hunks"`
+}
+
+// checkpointsReview keeps, rejects or restores hunks of a turn's file; the
+// session's transcript (when it is open here) gets a changes_reviewed
+// record, the checkpoint keeps the review either way.
+func (s *Services) checkpointsReview(ctx context.Context, a reviewArgs) (any, *Error) {
+	cps, e := s.turnCheckpoints(ctx, a.SessionID)
+	if e != nil {
+		return nil, e
+	}
+	l := s.liveOf(a.SessionID)
+	if a.Action != workspace.HunkKept && l != nil && l.statusNow() == StatusRunning {
+		return nil, &Error{Code: CodeBusy, Message: "a turn is running in this session: stop it or wait, then review its changes"}
+	}
+	fh, err := cps.ReviewHunks(turnID(a.SessionID, a.Turn), a.Path, a.Action, a.Hunks)
+	if err != nil {
+		return nil, workspaceError("review the changes of "+a.Path, err)
+	}
+	if l != nil {
+		l.sess.ChangesReviewed(map[string]any{"turn": a.Turn, "path": a.Path, "action": a.Action, "hunks": a.Hunks})
+	}
+	return fh, nil
+}
+
+// checkpointsUndoRevert undoes checkpoints.revert of a turn.
+func (s *Services) checkpointsUndoRevert(ctx context.Context, a turnArgs) (any, *Error) {
+	cps, e := s.turnCheckpoints(ctx, a.SessionID)
+	if e != nil {
+		return nil, e
+	}
+	l := s.liveOf(a.SessionID)
+	if l != nil && l.statusNow() == StatusRunning {
+		return nil, &Error{Code: CodeBusy, Message: "a turn is running in this session: stop it or wait, then undo the revert"}
+	}
+	res, err := cps.UndoRevert(turnID(a.SessionID, a.Turn))
+	if ae := revertConflict(err); ae != nil {
+		return nil, ae
+	}
+	if err != nil {
+		return nil, workspaceError("undo the revert of turn "+strconv.Itoa(a.Turn), err)
+	}
+	if l != nil {
+		l.sess.ChangesReviewed(map[string]any{"turn": a.Turn, "action": "revert_undone", "restored": res.Restored, "deleted": res.Deleted})
+	}
+	return res, nil
+}
+
+// revertConflict is the conflict error of a revert or its undo (the diffs
+// in details), or nil.
+func revertConflict(err error) *Error {
+	var conflict *workspace.RevertConflictError
+	if !errors.As(err, &conflict) {
+		return nil
+	}
+	var diffs strings.Builder
+	for _, c := range conflict.Conflicts {
+		diffs.WriteString(c.Diff)
+		if !strings.HasSuffix(c.Diff, "\n") {
+			diffs.WriteByte('\n')
+		}
+	}
+	return &Error{Code: CodeConflict, Message: err.Error(), Details: diffs.String(), cause: err}
 }

@@ -372,19 +372,53 @@ func OpenWorkspace(dir string, paths store.Paths, opts workspace.Options) (*work
 // SessionFS is the fs/* handler of sess's agent in w: writes (with the
 // content before) and refusals are recorded in the session's transcript.
 func SessionFS(w *workspace.Workspace, sess *chat.Session) acp.FileSystem {
+	return sessionFS(w, sess, nil)
+}
+
+// EventFSRefused tells the page an agent's fs/* request was refused
+// (FSRefusedPayload), so the refusal is visible, not only in the
+// transcript.
+const EventFSRefused = "fs:refused"
+
+// FSRefusedPayload is the payload of "fs:refused". Outside: the path is
+// not in the session's folder at all (as written; links out and mnote's
+// own folders are refusals inside it).
+type FSRefusedPayload struct {
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+	Reason    string `json:"reason"`
+	Outside   bool   `json:"outside,omitempty"`
+}
+
+// sessionFS is SessionFS telling refusals to notify too (when not nil).
+func sessionFS(w *workspace.Workspace, sess *chat.Session, notify func(FSRefusedPayload)) acp.FileSystem {
 	return w.AgentFS(workspace.Hooks{
 		OnWrite: func(rel string, before, after []byte, existed bool) {
 			sess.FileWritten(w.Abs(rel), before, after, existed)
 		},
-		OnRefused: sess.FSRefused,
+		OnRefused: func(p, reason string) {
+			sess.FSRefused(p, reason)
+			if notify != nil {
+				notify(FSRefusedPayload{SessionID: sess.ID, Path: p, Reason: reason, Outside: outsideDir(w.Dir(), p)})
+			}
+		},
 	})
 }
 
+// outsideDir: p, as written, is not dir or under it.
+func outsideDir(dir, p string) bool {
+	if !filepath.IsAbs(p) {
+		return true
+	}
+	r, err := filepath.Rel(dir, filepath.Clean(p))
+	return err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
 // agentFS is the fs/* handler of a live session: the workspace's (open
-// buffers, checkpoints, refusals recorded) when its folder is an open
-// workspace, else the folder opened for confinement only (no watcher, no
-// checkpoints). A folder that cannot be opened so is refused: the agent
-// does not get it.
+// buffers, checkpoints, refusals recorded and told to the page) when its
+// folder is an open workspace, else the folder opened for confinement
+// only (no watcher, no checkpoints). A folder that cannot be opened so is
+// refused: the agent does not get it.
 func (l *liveSession) agentFS() (acp.FileSystem, error) {
 	w := l.s.ws.at(l.workspace)
 	if w == nil {
@@ -393,7 +427,7 @@ func (l *liveSession) agentFS() (acp.FileSystem, error) {
 			return nil, err
 		}
 	}
-	return SessionFS(w, l.sess), nil
+	return sessionFS(w, l.sess, func(p FSRefusedPayload) { l.s.emit(EventFSRefused, p) }), nil
 }
 
 // plainWorkspace opens the session's folder for confinement only, once.

@@ -35,9 +35,13 @@ type Buffers struct {
 }
 
 type buffer struct {
-	content  string
-	disk     string // the content last known on disk
-	theirs   string // the disk content behind a conflict
+	content string
+	disk    string // the content last known on disk
+	theirs  string // the disk content behind a conflict
+	// served is the unsaved content an agent last read (servedOK): the
+	// text its next write is based on.
+	served   string
+	servedOK bool
 	dirty    bool
 	conflict bool
 	deleted  bool
@@ -248,19 +252,39 @@ func (bs *Buffers) TakeTheirs(rel string) (BufferState, error) {
 	return b.state(r), nil
 }
 
-// dirtyContent is the unsaved content of rel for an agent's read.
+// dirtyContent is the unsaved content of rel for an agent's read. A
+// buffer in conflict is not offered: the agent reads the disk (its own
+// write, or the other program's) until the person chooses.
 func (bs *Buffers) dirtyContent(rel string) (string, bool) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	if b := bs.m[rel]; b != nil && b.dirty {
+	b := bs.m[rel]
+	if b == nil {
+		return "", false
+	}
+	if b.dirty && !b.conflict {
+		b.served, b.servedOK = b.content, true
 		return b.content, true
 	}
+	b.served, b.servedOK = "", false
 	return "", false
 }
 
-// agentWrote puts an agent's write into the open buffer at once. The
-// agent read the buffer's unsaved edits (ReadTextFile answers from it), so
-// its content supersedes them.
+// BufferMerged: an agent wrote a file whose buffer had unsaved edits that
+// its write did not touch; the buffer holds both (the disk holds the
+// agent's write only) and stays dirty until saved.
+const BufferMerged BufferEventKind = "merged"
+
+// agentWrote puts an agent's write (already on disk) into the open
+// buffer at once. A clean buffer takes it. Unsaved edits are never
+// dropped: the agent's changes are merged into them line by line (from
+// the text last saved or loaded, or else from the unsaved text the agent
+// last read) (BufferMerged: dirty, the disk holds the
+// agent's text, the next save writes both); when they change the same
+// lines differently the buffer keeps the person's text and gets a
+// conflict whose theirs is the agent's write (BufferConflict). An agent
+// that read the buffer and wrote it back changed is a clean merge (the
+// buffer takes its text and is clean unless the person typed on).
 func (bs *Buffers) agentWrote(rel, content string) {
 	bs.mu.Lock()
 	b := bs.m[rel]
@@ -268,12 +292,34 @@ func (bs *Buffers) agentWrote(rel, content string) {
 		bs.mu.Unlock()
 		return
 	}
-	b.content, b.disk, b.theirs = content, content, ""
-	b.dirty, b.conflict, b.deleted = false, false, false
+	kind := BufferWritten
+	merged, ok := content, true
+	if b.dirty && !b.conflict && b.content != content {
+		merged, ok = merge3(b.disk, b.content, content)
+		if !ok && b.servedOK {
+			merged, ok = merge3(b.served, b.content, content)
+		}
+	}
+	b.served, b.servedOK = "", false
+	switch {
+	case !b.dirty || b.content == content:
+		b.content, b.disk, b.theirs = content, content, ""
+		b.dirty, b.conflict = false, false
+	case b.conflict || !ok:
+		b.conflict, b.theirs = true, content
+		kind = BufferConflict
+	default:
+		b.content, b.disk, b.theirs = merged, content, ""
+		b.dirty = merged != content
+		if b.dirty {
+			kind = BufferMerged
+		}
+	}
+	b.deleted = false
 	b.version++
 	st := b.state(rel)
 	bs.mu.Unlock()
-	bs.w.events.emit(Event{Buffers: []BufferEvent{{Kind: BufferWritten, Buffer: st}}})
+	bs.w.events.emit(Event{Buffers: []BufferEvent{{Kind: kind, Buffer: st}}})
 }
 
 // diskChanged brings the buffer of rel, if open, in step with the disk:

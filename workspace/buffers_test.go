@@ -93,6 +93,12 @@ func TestAgentWriteAtomicKeepsModeUpdatesBufferCallsHook(t *testing.T) {
 	if _, err := w.Buffers().Update("keep.md", "unsaved\n", true); err != nil {
 		t.Fatal(err)
 	}
+	// The agent read the unsaved text and replaced it: the buffer takes
+	// its write (unsaved text it did not read is merged, or conflicts:
+	// agentmerge_test.go).
+	if s, err := fsys.ReadTextFile(t.Context(), p, nil, nil); err != nil || s != "unsaved\n" {
+		t.Fatalf("agent read %q, %v", s, err)
+	}
 	must(t, fsys.WriteTextFile(t.Context(), p, "new\n"))
 	if got := read(t, p); got != "new\n" {
 		t.Errorf("content %q", got)

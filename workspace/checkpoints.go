@@ -81,6 +81,10 @@ type FileChange struct {
 	// NotKept says why the content is not kept ("over 10 MiB", "not
 	// text"); Revert skips such files.
 	NotKept string `json:"notKept,omitempty"`
+	// Reviews are the person's reviews of its hunks (ReviewHunks), oldest
+	// first. A reject (or its undo) makes After the text it left: the
+	// checkpoint holds what was kept, the reviews what was rejected.
+	Reviews []HunkReview `json:"reviews,omitempty"`
 }
 
 // Checkpoint is what one turn changed.

@@ -57,8 +57,16 @@
 // # Buffers
 //
 // Buffers holds the files open in the editor. An agent's read of an open,
-// dirty file answers from the buffer (honouring line and limit); an
-// agent's write updates the buffer at once (BufferWritten). When the file
+// dirty file answers from the buffer (honouring line and limit), unless
+// the buffer is in conflict (then it reads the disk). An agent's write
+// goes to disk and updates the buffer at once, never dropping unsaved
+// edits: a clean buffer takes it (BufferWritten); a dirty one gets the
+// agent's changes merged into the unsaved text line by line (from the
+// text last saved, or else from the unsaved text the agent last read),
+// stays dirty and holds both while the disk holds the agent's write alone
+// until the next save (BufferMerged); when both change the same lines the
+// buffer keeps the person's text and gets a conflict whose theirs is the
+// agent's write (BufferConflict). When the file
 // changes on disk, a clean buffer reloads (BufferReloaded) and a dirty one
 // gets a conflict (BufferConflict: Theirs and Diff for the view, KeepMine
 // or TakeTheirs to resolve); Save refuses to overwrite a change it has not
@@ -107,5 +115,13 @@
 // all-or-nothing: when a file changed since the turn, nothing is written
 // and the error (*RevertConflictError) has a diff per file; files whose
 // content was not kept (not text, over 10 MiB) are skipped and listed.
-// Prune drops old checkpoints and the contents nothing refers to.
+// UndoRevert undoes a revert, all-or-nothing the same way. Hunks lists a
+// file's changes by the turn, placed in the file as it is now (hunks
+// edited since are left out); ReviewHunks keeps them (recorded only),
+// rejects them (each hunk's prior text written back, as the app) or
+// restores rejected ones, all-or-nothing per call and refused
+// (ErrConflict) when a hunk's text moved away or the file has unsaved
+// edits. Reviews are kept with the checkpoint, whose result becomes what
+// was kept. Prune drops old checkpoints and the contents nothing refers
+// to.
 package workspace

@@ -14,3 +14,7 @@ func SetCheckpointLimitsForTest(files, bytes int64) func() {
 // MoveNoReplaceForTest exposes moveNoReplace: a rename that a target
 // appearing after the caller's check cannot be lost to.
 func (w *Workspace) MoveNoReplaceForTest(from, to string) error { return w.moveNoReplace(from, to) }
+
+// Merge3ForTest exposes the line merge of an agent's write into unsaved
+// edits.
+func Merge3ForTest(base, mine, theirs string) (string, bool) { return merge3(base, mine, theirs) }

@@ -67,6 +67,9 @@ type Event struct {
 	// Usage is the session's usage after a change of it that came with no
 	// update (a vendor notification such as Reasonix's cache figures).
 	Usage *thread.Usage
+	// Terminal is the terminal after an EvTerminal change that is not
+	// output (started, exited, released); output comes as Change.Delta.
+	Terminal *thread.Terminal
 }
 
 // TurnResult is how a turn ended.
@@ -120,9 +123,10 @@ type Session struct {
 	nBindings int
 	turn      int
 	updates   int64
-	tsMs      int64 // time of the last record written (the thread's clock)
-	ev        Event // reused by Update
-	replay    int   // 0 none, 1 replay kept, 2 replay dropped
+	tsMs      int64                 // time of the last record written (the thread's clock)
+	ev        Event                 // reused by Update
+	replay    int                   // 0 none, 1 replay kept, 2 replay dropped
+	termOut   map[string]*termCount // output recorded per terminal (terminal.go)
 	writeErr  error
 }
 
@@ -262,8 +266,15 @@ func (s *Session) Start(title string) error {
 	return s.writeErr
 }
 
-// Line implements acp.SessionHandler.
+// Line implements acp.SessionHandler. The secrets of the mcpServers sent
+// with a session are not recorded (redactMCPSecrets).
 func (s *Session) Line(dir acp.Dir, kind string, line []byte) {
+	if string(dir) == store.DirOut {
+		switch kind {
+		case store.KindSessionNew, store.KindSessionLoad, store.KindSessionResume:
+			line = redactMCPSecrets(line)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.record(string(dir), kind, line, nil)
@@ -412,6 +423,16 @@ func (s *Session) FSRefused(path, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.recordApp("fs_refused", map[string]any{"turn": s.turn, "path": path, "reason": reason})
+}
+
+// ChangesReviewed records the person's review of a turn's changes (hunks
+// kept, rejected or restored; a revert undone), on disk at once: it
+// happens outside a turn.
+func (s *Session) ChangesReviewed(rec map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordApp("changes_reviewed", rec)
+	s.sync()
 }
 
 func sha(b []byte) string {
