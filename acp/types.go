@@ -40,6 +40,9 @@ type AgentCapabilities struct {
 		Resume json.RawMessage `json:"resume,omitempty"`
 		Close  json.RawMessage `json:"close,omitempty"`
 		Fork   json.RawMessage `json:"fork,omitempty"`
+		// AdditionalDirectories: the agent takes extra roots besides
+		// cwd (session/new, load, resume and list).
+		AdditionalDirectories json.RawMessage `json:"additionalDirectories,omitempty"`
 	} `json:"sessionCapabilities"`
 	McpCapabilities struct {
 		HTTP bool `json:"http"`
@@ -54,6 +57,11 @@ func (c AgentCapabilities) CanResume() bool { return present(c.SessionCapabiliti
 
 // CanList reports the session/list capability.
 func (c AgentCapabilities) CanList() bool { return present(c.SessionCapabilities.List) }
+
+// CanAddDirectories reports the additionalDirectories capability.
+func (c AgentCapabilities) CanAddDirectories() bool {
+	return present(c.SessionCapabilities.AdditionalDirectories)
+}
 
 // AuthMethod is one way to authenticate with the agent. Type is "agent"
 // (the default: the client calls authenticate), "terminal" (the user runs
@@ -207,9 +215,10 @@ type promptParams struct {
 }
 
 type sessionParams struct {
-	SessionID  string            `json:"sessionId,omitempty"`
-	Cwd        string            `json:"cwd"`
-	McpServers []json.RawMessage `json:"mcpServers"`
+	SessionID             string            `json:"sessionId,omitempty"`
+	Cwd                   string            `json:"cwd"`
+	McpServers            []json.RawMessage `json:"mcpServers"`
+	AdditionalDirectories []string          `json:"additionalDirectories,omitempty"`
 }
 
 type sessionIDParams struct {
