@@ -24,21 +24,27 @@ const (
 
 // Agent is one agent the user can pick (API.md "Agent").
 type Agent struct {
-	Name       string   `json:"name"`
-	Title      string   `json:"title"`
-	Command    string   `json:"command"`
-	Args       []string `json:"args"`
-	Builtin    bool     `json:"builtin"`
-	Status     string   `json:"status"`
-	Path       string   `json:"path,omitempty"`
-	Hint       string   `json:"hint,omitempty"`
-	Error      string   `json:"error,omitempty"`
-	StderrTail string   `json:"stderrTail,omitempty"`
+	Name    string   `json:"name"`
+	Title   string   `json:"title"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	Builtin bool     `json:"builtin"`
+	Status  string   `json:"status"`
+	Path    string   `json:"path,omitempty"`
+	Hint    string   `json:"hint,omitempty"`
+	// NPMPackage is the pinned package agents.install puts into mnote's
+	// own folder; "" when the hint is a command for the user to run.
+	NPMPackage string `json:"npmPackage,omitempty"`
+	Error      string `json:"error,omitempty"`
+	StderrTail string `json:"stderrTail,omitempty"`
 	// LoginHint says how to log in; KeyEnv are the variables that can
 	// carry its key; Keys the ones mnote keeps for it (names only).
 	LoginHint string   `json:"loginHint,omitempty"`
 	KeyEnv    []string `json:"keyEnv,omitempty"`
 	Keys      []string `json:"keys,omitempty"`
+	// NotesTools says the agent gets mnote's notes tools over MCP
+	// (agents.setNotesTools; config.json "notes_tools").
+	NotesTools bool `json:"notesTools"`
 }
 
 // AuthMethod is one way to log in to an agent.
@@ -141,7 +147,8 @@ func (s *Services) resolve(rt runtimes.Runtime) (runtimes.Resolved, *Error) {
 	return res, nil
 }
 
-// startAgent starts an agent process in dir and runs initialize.
+// startAgent starts an agent process in dir and runs initialize; the page
+// sees it starting (agent:start) and may cancel it (agents.cancelStart).
 func (s *Services) startAgent(ctx context.Context, rt runtimes.Runtime, res runtimes.Resolved, dir string, initTimeout time.Duration) (*acp.Agent, error) {
 	spec := acp.ProcSpec{
 		Path: res.Path, Args: res.Args, Env: res.Env, Dir: dir,
@@ -151,8 +158,9 @@ func (s *Services) startAgent(ctx context.Context, rt runtimes.Runtime, res runt
 		InitTimeout: initTimeout, NewSessionTimeout: initTimeout, CancelGrace: s.cfg.CancelGrace,
 		ClientVersion: s.cfg.ClientVersion, Logger: s.log,
 	}
+	ctx, end := s.beginStart(ctx, rt, initTimeout)
 	a, err := acp.Start(ctx, spec, opts)
-	if err != nil {
+	if err = end(a, err); err != nil {
 		return nil, fmt.Errorf("%s did not start: %w", rt.Title, err)
 	}
 	return a, nil
@@ -186,7 +194,8 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 	for _, st := range statuses {
 		rt := st.Runtime
 		a := Agent{Name: rt.Name, Title: rt.Title, Command: rt.Command, Args: rt.Args, Builtin: rt.Builtin,
-			Path: st.Path, Hint: st.Hint, Error: st.Error, LoginHint: rt.LoginHint, KeyEnv: rt.KeyEnv, Keys: keys[rt.Name]}
+			Path: st.Path, Hint: st.Hint, NPMPackage: rt.NPMPackage, Error: st.Error, LoginHint: rt.LoginHint, KeyEnv: rt.KeyEnv, Keys: keys[rt.Name],
+			NotesTools: !rt.NoNotesTools}
 		if a.Args == nil {
 			a.Args = []string{}
 		}

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
+	"mnote/acp"
 	"mnote/acp/runtimes"
 )
 
-// Logging in to agents: a key kept for an agent (agents.setKey) and a
-// terminal opened on a login command (agents.openTerminal).
+// Logging in to agents: a key kept for an agent (agents.setKey), a
+// terminal opened on a login command (agents.openTerminal) and ACP's
+// authenticate with the method the user picked (agents.authenticate).
 
 type setKeyArgs struct {
 	Name  string `json:"name"`
@@ -29,6 +32,45 @@ func (s *Services) agentsSetKey(_ context.Context, a setKeyArgs) (any, *Error) {
 	if err := runtimes.SetSecret(s.paths.ConfigFile, a.Name, strings.TrimSpace(a.Var), strings.TrimSpace(a.Value)); err != nil {
 		return nil, newError(CodeBadRequest, "%w", err)
 	}
+	return s.listAgents()
+}
+
+type authArgs struct {
+	Name   string `json:"name"`
+	Method string `json:"method"` // one of the agent's auth method ids
+}
+
+// agentsAuthenticate starts the agent and runs ACP authenticate with the
+// method the user picked (the agent does the login: a browser, a device
+// code…); a method the agent did not offer is refused before anything is
+// sent. On success the agent is no longer marked needs_login.
+func (s *Services) agentsAuthenticate(ctx context.Context, a authArgs) (any, *Error) {
+	rt, res, e := s.found(a.Name)
+	if e != nil {
+		return nil, e
+	}
+	if strings.TrimSpace(a.Method) == "" {
+		return nil, badRequest("which way to sign in? give one of the agent's auth method ids (see agents.check)")
+	}
+	ag, err := s.startAgent(ctx, rt, res, s.defaultCwd(), s.initTimeout(rt))
+	if err != nil {
+		s.noteAgent(rt.Name, err)
+		return nil, bindError(rt, nil, err)
+	}
+	defer ag.Stop()
+	if !slices.ContainsFunc(ag.Init.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == a.Method }) {
+		return nil, badRequest("%s has no auth method %q", rt.Title, a.Method)
+	}
+	if err := ag.Authenticate(ctx, a.Method); err != nil {
+		e := bindError(rt, ag, err)
+		if e.Code != CodeNeedsAuth {
+			// The agent refused this login: the user has still to sign in.
+			e = &Error{Code: CodeNeedsAuth, Message: fmt.Sprintf("%s: the sign-in did not succeed: %s", rt.Title, e.Message), Details: e.Details, cause: err}
+		}
+		s.noteAgent(rt.Name, e)
+		return nil, e
+	}
+	s.noteAgent(rt.Name, nil)
 	return s.listAgents()
 }
 

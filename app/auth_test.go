@@ -70,3 +70,41 @@ func TestAgentLogin(t *testing.T) {
 		t.Fatalf("mnote's own secret as an agent key: %v", e)
 	}
 }
+
+// Sign-in: ACP authenticate runs with the method the user picked; a method
+// the agent did not offer is refused before anything is sent; after it the
+// agent is ready and a session starts (the agent keeps its login, as real
+// ones do, in a file).
+func TestAgentAuthenticate(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	authFile := filepath.Join(t.TempDir(), "login")
+	h.saveAgent("locked", acptest.Scenario(`{"authRequired":true,"authFile":`+q(authFile)+`,"authMethods":[`+
+		`{"id":"browser","name":"Sign in with a browser"},{"id":"tty","name":"Log in","type":"terminal","args":["login"]}]}`)...)
+	if e := h.call("sessions.create", map[string]any{"agent": "locked"}, nil); codeOf(e) != app.CodeNeedsAuth {
+		t.Fatalf("a session before the sign-in: %v", e)
+	}
+	if a := agentNamed(t, h, "locked"); a.Status != app.AgentNeedsLogin {
+		t.Fatalf("before the sign-in: %+v", a)
+	}
+	for _, bad := range []string{"", "nope"} {
+		if e := h.call("agents.authenticate", map[string]any{"name": "locked", "method": bad}, nil); codeOf(e) != app.CodeBadRequest {
+			t.Fatalf("authenticate with method %q: %v", bad, e)
+		}
+	}
+	if _, err := os.Stat(authFile); err == nil {
+		t.Fatal("the agent was authenticated with a method it does not offer")
+	}
+	var agents []app.Agent
+	h.mustCall("agents.authenticate", map[string]any{"name": "locked", "method": "browser"}, &agents)
+	if b, err := os.ReadFile(authFile); err != nil || string(b) != "browser\n" {
+		t.Fatalf("the agent's login: %q, %v", b, err)
+	}
+	for _, a := range agents {
+		if a.Name == "locked" && a.Status != app.AgentReady {
+			t.Fatalf("after the sign-in: %+v", a)
+		}
+	}
+	sum := h.create("locked")
+	h.turnDone(sum.ID, `{"message":"in"}`)
+}

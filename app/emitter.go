@@ -14,6 +14,8 @@ const (
 	EventThread          = "thread:event"
 	EventSessionsChanged = "sessions:changed"
 	EventAgentStatus     = "agent:status"
+	EventAgentStart      = "agent:start"
+	EventAgentInstall    = "agent:install"
 )
 
 // Emitter sends an event to the UI. Emit is called from many goroutines

@@ -39,6 +39,15 @@ type AgentServer struct {
 	// mnote's whole environment, not only the allow-list (PassesEnv);
 	// false = not set.
 	InheritEnv bool
+	// NotesTools is an mnote extension ("notes_tools"): false keeps
+	// mnote's notes tools (its MCP server) from this agent; nil = not set
+	// (on).
+	NotesTools *bool
+	// AdditionalDirectories is an mnote extension
+	// ("additional_directories"): absolute folders this agent is told of
+	// besides the session's (ACP additionalDirectories, sent only to an
+	// agent that offers them); nil = not set.
+	AdditionalDirectories []string
 
 	extra map[string]json.RawMessage
 }
@@ -63,9 +72,11 @@ type entryFields struct {
 	Cwd             string            `json:"cwd"`
 	InitTimeoutSecs int               `json:"init_timeout_secs"`
 	InheritEnv      bool              `json:"inherit_env"`
+	NotesTools      *bool             `json:"notes_tools"`
+	AdditionalDirs  []string          `json:"additional_directories"`
 }
 
-var entryKeys = []string{"command", "args", "env", "cwd", "init_timeout_secs", "inherit_env"}
+var entryKeys = []string{"command", "args", "env", "cwd", "init_timeout_secs", "inherit_env", "notes_tools", "additional_directories"}
 
 // LoadConfig reads config.json at path, and the agents' secrets kept
 // beside it (SecretsPath), which Runtimes hands to each runtime. A missing
@@ -135,10 +146,16 @@ func (c *Config) decode(data []byte) error {
 		if f == nil { // "name": null
 			continue
 		}
+		for _, d := range f.AdditionalDirs {
+			if !filepath.IsAbs(d) || filepath.Clean(d) != d {
+				return fmt.Errorf("%s[%q]: additional_directories: %q is not a clean absolute path", configKey, name, d)
+			}
+		}
 		if f.InitTimeoutSecs < 0 {
 			return fmt.Errorf("%s[%q]: init_timeout_secs is %d; give a number of seconds above 0, or leave it out", configKey, name, f.InitTimeoutSecs)
 		}
-		as := AgentServer{Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InitTimeoutSecs: f.InitTimeoutSecs, InheritEnv: f.InheritEnv}
+		as := AgentServer{Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InitTimeoutSecs: f.InitTimeoutSecs, InheritEnv: f.InheritEnv,
+			NotesTools: f.NotesTools, AdditionalDirectories: f.AdditionalDirs}
 		for k, v := range rawEntries.AgentServers[name] {
 			// encoding/json matched the known keys ignoring case; keep
 			// only the others.
@@ -172,7 +189,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the set fields in a stable, readable order (command,
-// args, env, cwd, init_timeout_secs, inherit_env), then the other keys in sorted order.
+// args, env, cwd, init_timeout_secs, inherit_env, notes_tools), then the other keys in sorted order.
 func (a AgentServer) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
@@ -210,6 +227,12 @@ func (a AgentServer) MarshalJSON() ([]byte, error) {
 	}
 	if a.InheritEnv {
 		err = errors.Join(err, add("inherit_env", true))
+	}
+	if a.NotesTools != nil {
+		err = errors.Join(err, add("notes_tools", *a.NotesTools))
+	}
+	if a.AdditionalDirectories != nil {
+		err = errors.Join(err, add("additional_directories", a.AdditionalDirectories))
 	}
 	for _, k := range slices.Sorted(maps.Keys(a.extra)) {
 		if slices.Contains(entryKeys, k) {
@@ -330,6 +353,7 @@ func (a AgentServer) overlay(base Runtime) Runtime {
 	if a.Command != "" {
 		rt.Command = a.Command
 		rt.Alternates = nil
+		rt.NPMPackage = "" // mnote's install would not be what runs
 	}
 	if a.Args != nil {
 		rt.Args = slices.Clone(a.Args)
@@ -349,6 +373,12 @@ func (a AgentServer) overlay(base Runtime) Runtime {
 	}
 	if a.InheritEnv {
 		rt.InheritEnv = true
+	}
+	if a.NotesTools != nil {
+		rt.NoNotesTools = !*a.NotesTools
+	}
+	if a.AdditionalDirectories != nil {
+		rt.AdditionalDirectories = slices.Clone(a.AdditionalDirectories)
 	}
 	return rt
 }

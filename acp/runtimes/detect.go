@@ -57,6 +57,9 @@ type Detector struct {
 
 	once sync.Once
 	path []string // the search path, computed once
+
+	mu        sync.Mutex
+	agentsDir string // mnote's own agent installs (SetAgentsDir)
 }
 
 // NewDetector returns a Detector. Nothing runs until the first PATH, Resolve
@@ -98,7 +101,67 @@ func (d *Detector) PATH() string {
 
 func (d *Detector) searchPath() []string {
 	d.once.Do(d.detect)
+	if extra := d.installedDirs(); len(extra) > 0 {
+		return cleanPath(append(slices.Clone(d.path), extra...))
+	}
 	return d.path
+}
+
+// SetAgentsDir names the folder mnote installs agents into, one
+// subfolder per agent (InstallDir). Their bin folders are searched after
+// every other folder, and looked at again on each lookup, so an agent
+// installed while mnote runs is found without a restart.
+func (d *Detector) SetAgentsDir(dir string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.agentsDir = dir
+}
+
+// InstallDir is the folder mnote installs the named agent into
+// (`npm install --prefix`), "" when no agents folder is set or the name
+// cannot be a folder name.
+func (d *Detector) InstallDir(name string) string {
+	d.mu.Lock()
+	root := d.agentsDir
+	d.mu.Unlock()
+	if root == "" || name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`+"\x00") {
+		return ""
+	}
+	return filepath.Join(root, name)
+}
+
+// installedDirs are the bin folders of the agents in the agents folder.
+func (d *Detector) installedDirs() []string {
+	d.mu.Lock()
+	root := d.agentsDir
+	d.mu.Unlock()
+	if root == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var cands []string
+	for _, e := range entries {
+		if e.IsDir() {
+			cands = append(cands, filepath.Join(root, e.Name(), "node_modules", ".bin"))
+		}
+	}
+	return existingDirs(cands)
+}
+
+// LookPath finds an executable by name in the detected search path ("" if
+// there is none), as agents' commands are found.
+func (d *Detector) LookPath(name string) string {
+	return lookPathIn(name, d.searchPath())
+}
+
+// HelperEnv is the environment for a helper mnote runs for the user (npm
+// installing an agent): mnote's environment without its own secrets, with
+// the detected PATH.
+func (d *Detector) HelperEnv() []string {
+	return setEnv(d.childBaseEnv(), "PATH", d.PATH())
 }
 
 // detect builds the search path: login-shell PATH, current PATH, then the

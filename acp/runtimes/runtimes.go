@@ -19,7 +19,11 @@
 //     the same agents as a terminal, and the resolved executable, arguments and
 //     child environment for a runtime: an allow-list of mnote's environment
 //     (PassesEnv; all of it with "inherit_env"), never mnote's own
-//     variables, plus what was configured for the agent.
+//     variables, plus what was configured for the agent;
+//   - mnote's own installs (SetAgentsDir, InstallDir, InstallCommand): the
+//     pinned npm package of a preset (Runtime.NPMPackage) installed with
+//     `npm install --prefix` into a folder of its own, whose bin folder is
+//     searched after all others, looked at again on every lookup.
 //
 // The package starts no agents itself; spawning belongs to the caller.
 package runtimes
@@ -44,6 +48,10 @@ type Runtime struct {
 	Env         map[string]string `json:"env,omitempty"`
 	Cwd         string            `json:"cwd,omitempty"`
 	InstallHint string            `json:"installHint,omitempty"` // e.g. "npm install -g @zed-industries/claude-code-acp"
+	// NPMPackage is the pinned "package@version" mnote itself can install
+	// into its own folder (Detector.InstallDir); "" for agents installed
+	// some other way (their InstallHint is the command to run).
+	NPMPackage string `json:"npmPackage,omitempty"`
 	// LoginHint says how to log in or give the agent a key, e.g. "run
 	// `claude` once and log in with /login".
 	LoginHint string `json:"loginHint,omitempty"`
@@ -57,6 +65,12 @@ type Runtime struct {
 	// InheritEnv gives the agent mnote's whole environment instead of the
 	// allow-list (PassesEnv); mnote's own variables never pass.
 	InheritEnv bool `json:"inheritEnv,omitempty"`
+	// NoNotesTools keeps mnote's notes tools (MCP) from this agent
+	// (config.json "notes_tools": false).
+	NoNotesTools bool `json:"noNotesTools,omitempty"`
+	// AdditionalDirectories are the folders config.json's
+	// additional_directories allows this agent besides the session's.
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	// Alternates are other command+args to try, in order, when Command is not
 	// found, e.g. claude-agent-acp for Claude Code. An alternate whose command
 	// is the same executable as Command (Gemini's --experimental-acp) is never
@@ -80,6 +94,7 @@ type preset struct {
 	name, title string
 	argv        []string // command and args
 	hint        string
+	npm         string // pinned package@version (docs/agents.md, tested)
 	login       string
 	keyEnv      []string
 	alternates  [][]string
@@ -106,10 +121,12 @@ var presets = []preset{
 		alternates: [][]string{{"gemini", "--experimental-acp"}}},
 	{name: "qwen", title: "Qwen Code", argv: []string{"qwen", "--acp"},
 		hint:   "npm install -g @qwen-code/qwen-code",
+		npm:    "@qwen-code/qwen-code@0.24.4",
 		login:  "run `qwen` once and log in with /auth, or give an OpenAI-compatible key (with OPENAI_BASE_URL and OPENAI_MODEL in the agent's env)",
 		keyEnv: []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY"}},
 	{name: "opencode", title: "OpenCode", argv: []string{"opencode", "acp"},
 		hint:  "npm install -g opencode-ai",
+		npm:   "opencode-ai@1.18.33",
 		login: "run `opencode auth login` and pick a provider, or configure one in ~/.config/opencode/opencode.json"},
 	{name: "kimi", title: "Kimi CLI", argv: []string{"kimi", "acp"},
 		hint:  "uv tool install --python 3.13 kimi-cli",
@@ -119,6 +136,7 @@ var presets = []preset{
 		login: "run `hermes model` to pick a provider and enter its key"},
 	{name: "reasonix", title: "Reasonix", argv: []string{"reasonix", "acp"},
 		hint: "npm install -g reasonix (keep optional dependencies: the binary is in @reasonix/cli-*)",
+		npm:  "reasonix@1.38.11",
 		// Reasonix reads its key from its own .env, not from the process
 		// environment, so there is no key variable to pass.
 		login: "run `reasonix setup` to pick a provider and enter its key (kept in Reasonix's .env)"},
@@ -156,6 +174,7 @@ func Presets() []Runtime {
 			Command:     p.argv[0],
 			Args:        slices.Clone(p.argv[1:]),
 			InstallHint: p.hint,
+			NPMPackage:  p.npm,
 			LoginHint:   p.login,
 			KeyEnv:      slices.Clone(p.keyEnv),
 			Alternates:  cloneArgv(p.alternates),
@@ -252,6 +271,7 @@ func (rt Runtime) clone() Runtime {
 	rt.Args = slices.Clone(rt.Args)
 	rt.Env = maps.Clone(rt.Env)
 	rt.KeyEnv = slices.Clone(rt.KeyEnv)
+	rt.AdditionalDirectories = slices.Clone(rt.AdditionalDirectories)
 	rt.Alternates = cloneArgv(rt.Alternates)
 	rt.secretEnv = maps.Clone(rt.secretEnv)
 	return rt
