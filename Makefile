@@ -2,7 +2,9 @@
 #
 #   make run     set up (deps) and start the app
 #   make test    set up and run every test (what .ci/run does)
-#   make build   build/bin/mnote, mnote-controlplane (+ mnote-testagent for the tests)
+#   make build   build/bin/mnote (the command line, no GTK), mnote-app (the window),
+#                mnote-controlplane (+ mnote-testagent for the tests)
+#   make package dist/: .deb, .rpm and .tar.gz (make package-test: install the .deb in a chroot)
 #   make bench   Go benchmarks, bench/*/run.sh and the window's PSS
 #   make install the app for one user under PREFIX (default ~/.local)
 #   make deps    install missing system packages, download Go modules
@@ -47,7 +49,8 @@ frontend:
 
 build: frontend
 	@mkdir -p $(BIN)
-	$(GO) build -tags $(APP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/mnote .
+	$(GO) build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/mnote .
+	$(GO) build -tags $(APP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN)/mnote-app .
 	$(GO) build -tags $(TAGS) -ldflags "-w -s -X main.Version=$(VERSION)" -o $(BIN)/mnote-controlplane ./cmd/mnote-controlplane
 	$(GO) build -tags $(TAGS) -o $(BIN)/mnote-testagent ./cmd/mnote-testagent
 
@@ -89,7 +92,24 @@ bench: build
 	done
 
 clean:
-	rm -rf $(BIN) e2e/window/out bench/out $(TIMINGS)
+	rm -rf $(BIN) $(DIST) e2e/window/out bench/out $(TIMINGS)
+
+# dist/: mnote_*.deb and mnote-*.rpm (nfpm, one configuration: build/package)
+# and a portable mnote-*.tar.gz with install.sh for ~/.local. Depends follow
+# the WebKitGTK the window was built against (WEBKIT_TAG).
+DIST := dist
+.PHONY: package package-test
+package: build
+	@rm -f $(DIST)/mnote[_-]*
+	cd build/package && $(GO) run . -root ../.. -version '$(VERSION)' -webkit $(if $(WEBKIT_TAG),4.1,4.0) -out ../../$(DIST)
+	@ls -l $(DIST) $(BIN)/mnote $(BIN)/mnote-app
+
+# Slow (minutes, root): installs the .deb in a fresh Debian chroot with apt,
+# starts the installed window under Xvfb and screenshots it, runs
+# `mnote --version` and one headless turn with the test agent, removes the
+# package. Not part of `make test`.
+package-test: package
+	scripts/package-test.sh
 
 # For one user: build/bin/mnote to $(PREFIX)/bin, the icon and the .desktop
 # file (Exec = the installed binary) to $(PREFIX)/share. PREFIX=$HOME/.local

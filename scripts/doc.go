@@ -16,4 +16,11 @@
 //     already there.
 //   - `make deps build` (one make run, on a machine that lacked WebKitGTK)
 //     builds the app with the tag of the WebKitGTK that deps just installed.
+//   - install.sh installs the command line (bin/mnote) and the window
+//     (lib/mnote/mnote-app, where mnote looks for it) and keeps the .desktop
+//     entry's field codes (Exec=/abs/mnote %f).
+//   - package-test.sh (make package-test, root, slow, not in make test)
+//     installs dist/mnote_*.deb with apt in a fresh Debian chroot, checks
+//     mnote --version, a headless turn and a non-blank window under Xvfb,
+//     and that apt-get purge leaves nothing.
 package scripts

@@ -9,12 +9,14 @@
 #   DESTDIR  a staging root for packagers: files go below it, but the paths
 #            written into the .desktop file do not include it
 #
-# install copies build/bin/mnote to $BINDIR/mnote, build/appicon.png to
+# install copies build/bin/mnote (the command line) to $BINDIR/mnote, the
+# window build/bin/mnote-app to $PREFIX/lib/mnote/mnote-app (where mnote finds
+# it: ../lib/mnote/ from its own folder), build/appicon.png to
 # $DATADIR/icons/hicolor/256x256/apps/mnote.png and build/linux/mnote.desktop
 # to $DATADIR/applications/mnote.desktop with Exec and TryExec set to the
 # installed binary's absolute path, checks that file with desktop-file-validate
 # and refreshes the menu and icon caches (each only if the tool is there).
-# uninstall removes those three files; your notes, sessions and settings stay.
+# uninstall removes those files; your notes, sessions and settings stay.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +29,7 @@ dest=${DESTDIR:-}
 dest=${dest%/}
 
 bin_path=$bindir/mnote
+app_path=$(dirname "$bindir")/lib/mnote/mnote-app # mnote looks in ../lib/mnote/
 apps_dir=$datadir/applications
 icons_dir=$datadir/icons/hicolor
 desktop_path=$apps_dir/mnote.desktop
@@ -76,7 +79,7 @@ refresh_caches() {
 
 case $action in
 install)
-	[[ -x build/bin/mnote ]] || die "build/bin/mnote not found; run 'make build' first"
+	[[ -x build/bin/mnote && -x build/bin/mnote-app ]] || die "build/bin/mnote or build/bin/mnote-app not found; run 'make build' first"
 	[[ -f build/appicon.png && -f build/linux/mnote.desktop ]] || die "build/appicon.png or build/linux/mnote.desktop is missing"
 	tmpdir=$(mktemp -d)
 	trap 'rm -rf "$tmpdir"' EXIT
@@ -88,7 +91,8 @@ install)
 		/^\[/ { group = $0 }
 		group == "[Desktop Entry]" && /^TryExec=/ { next }
 		group == "[Desktop Entry]" && /^Exec=/ {
-			print "Exec=" ENVIRON["DESKTOP_EXEC"]; print "TryExec=" ENVIRON["DESKTOP_TRYEXEC"]; next
+			args = $0; sub(/^Exec=[^ ]*/, "", args) # keep the field codes (%f)
+			print "Exec=" ENVIRON["DESKTOP_EXEC"] args; print "TryExec=" ENVIRON["DESKTOP_TRYEXEC"]; next
 		}
 		{ print }
 	' build/linux/mnote.desktop >"$tmp"
@@ -97,10 +101,11 @@ install)
 		desktop-file-validate "$tmp" || die "desktop-file-validate rejected the .desktop file"
 	fi
 	install -Dm755 build/bin/mnote "$dest$bin_path"
+	install -Dm755 build/bin/mnote-app "$dest$app_path"
 	install -Dm644 build/appicon.png "$dest$icon_path"
 	install -Dm644 "$tmp" "$dest$desktop_path"
 	refresh_caches
-	printf 'installed:\n  %s\n  %s\n  %s\n' "$dest$bin_path" "$dest$desktop_path" "$dest$icon_path"
+	printf 'installed:\n  %s\n  %s\n  %s\n  %s\n' "$dest$bin_path" "$dest$app_path" "$dest$desktop_path" "$dest$icon_path"
 	case ":$PATH:" in
 	*":$bindir:"*) ;;
 	*) printf 'note: %s is not on your PATH (the menu entry works anyway; for the headless commands add it)\n' "$bindir" ;;
@@ -108,7 +113,7 @@ install)
 	;;
 uninstall)
 	removed=0
-	for f in "$dest$bin_path" "$dest$desktop_path" "$dest$icon_path"; do
+	for f in "$dest$bin_path" "$dest$app_path" "$dest$desktop_path" "$dest$icon_path"; do
 		if [[ -e $f || -L $f ]]; then
 			rm -f -- "$f"
 			printf 'removed %s\n' "$f"

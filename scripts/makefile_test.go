@@ -8,17 +8,22 @@ import (
 	"testing"
 )
 
-// appBuild returns the arguments of the go build that made build/bin/mnote.
-func appBuild(t *testing.T, f *fakeEnv) string {
+// appBuild returns the arguments of the go build that made build/bin/mnote-app
+// (the window).
+func appBuild(t *testing.T, f *fakeEnv) string { return goBuildOf(t, f, "build/bin/mnote-app") }
+
+// goBuildOf returns the arguments of the one go build of the root package
+// into out.
+func goBuildOf(t *testing.T, f *fakeEnv, out string) string {
 	t.Helper()
 	var found []string
 	for _, l := range f.lines(t, "go.log") {
-		if strings.HasPrefix(l, "build ") && strings.HasSuffix(l, " -o build/bin/mnote .") {
+		if strings.HasPrefix(l, "build ") && strings.HasSuffix(l, " -o "+out+" .") {
 			found = append(found, l)
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("go calls %q: want one build of build/bin/mnote", f.lines(t, "go.log"))
+		t.Fatalf("go calls %q: want one build of %s", f.lines(t, "go.log"), out)
 	}
 	return found[0]
 }
@@ -62,6 +67,10 @@ func TestMakeDepsBuildUsesTheWebKitDepsInstalled(t *testing.T) {
 			}
 			if got, want := appBuild(t, f), "build -tags "+c.wantTags+" "; !strings.HasPrefix(got, want) {
 				t.Fatalf("the app was built with\n  go %s\nwant the tags %s", got, c.wantTags)
+			}
+			// The command line links no GTK: no desktop tag, whatever WebKitGTK is installed.
+			if got, want := goBuildOf(t, f, "build/bin/mnote"), "build -tags sqlite_fts5 "; !strings.HasPrefix(got, want) {
+				t.Fatalf("the command line was built with\n  go %s\nwant only the tag sqlite_fts5", got)
 			}
 		})
 	}

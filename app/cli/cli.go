@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"mnote/acp/runtimes"
+	"mnote/app"
 	"mnote/store"
 )
 
@@ -43,7 +44,8 @@ type env struct {
 
 const usage = `mnote — chat with local AI agents over a folder of Markdown notes.
 
-With no arguments mnote opens its window. Commands (no display needed):
+With no arguments mnote opens its window; 'mnote FOLDER' opens it on that
+folder, 'mnote NOTE.md' on the note's folder. Commands (no display needed):
   prompt     send a prompt to an agent and stream the answer
   agents     list the agents mnote knows, installed or not (--check NAME)
   sessions   list recorded sessions
@@ -55,6 +57,7 @@ With no arguments mnote opens its window. Commands (no display needed):
   restore    bring a session back from the trash
   reindex    rebuild the session index from the transcripts
   serve      serve the UI to a browser (loopback, with an access token)
+  mcp        the notes tools over MCP (stdio), started by agents mnote runs
   version    print the version
 
 Run 'mnote COMMAND -h' for a command's options. MNOTE_HOME=DIR keeps all
@@ -101,6 +104,8 @@ func (e *env) run(args []string) int {
 		return e.runAgents(rest)
 	case "serve":
 		return e.runServe(rest)
+	case "mcp":
+		return e.runMCP(rest)
 	default:
 		if h, ok := sessionCommands[cmd]; ok {
 			return h(e, rest)
@@ -108,6 +113,17 @@ func (e *env) run(args []string) int {
 		fmt.Fprintf(e.stderr, "mnote: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
 	}
+}
+
+// IsCommand reports whether Main knows name as a command or a top-level flag
+// (main opens the window for a folder argument only when it is not one).
+func IsCommand(name string) bool {
+	switch name {
+	case "version", "--version", "help", "-h", "--help", "prompt", "agents", "serve", "mcp":
+		return true
+	}
+	_, ok := sessionCommands[name]
+	return ok
 }
 
 func (e *env) usageErr(format string, a ...any) int {
@@ -129,6 +145,7 @@ func (e *env) detector() *runtimes.Detector {
 		// Commands run from a terminal already have the user's PATH;
 		// MNOTE_DETECT_LOGIN_SHELL=1 asks the login shell anyway.
 		e.det = runtimes.NewDetector(runtimes.DetectOptions{Logger: e.log, Inherited: os.Getenv("MNOTE_DETECT_LOGIN_SHELL") == ""})
+		e.det.SetAgentsDir(app.AgentsDir(e.paths)) // agents installed from the window
 	})
 	return e.det
 }

@@ -16,7 +16,8 @@ root=$PWD
 
 T_NAME=${T_NAME:-window test}
 LOG_PREFIX=${LOG_PREFIX:-}
-bin=${MNOTE_BIN:-$root/build/bin/mnote}
+bin=${MNOTE_BIN:-$root/build/bin/mnote}             # the command line: execs the window's binary
+app_bin=${MNOTE_APP_BIN:-$(dirname "$bin")/mnote-app} # the window (GTK, WebKit)
 testagent=${MNOTE_TESTAGENT_BIN:-$root/build/bin/mnote-testagent}
 out=$root/e2e/window/out
 app_log=$out/${LOG_PREFIX}app.log

@@ -2,7 +2,8 @@
 # Window smoke test for the real Wails window (called by `make test`).
 #
 #  1. build/bin/mnote --version works with no display (headless subcommand);
-#     prints which WebKitGTK (4.0 or 4.1) the binary links.
+#     prints which WebKitGTK (4.0 or 4.1) build/bin/mnote-app links, and checks
+#     that build/bin/mnote (the command line, which execs it) links neither.
 #  2. Starts Xvfb on a free display, starts build/bin/mnote on it with MNOTE_HOME
 #     and the XDG dirs in a temp dir, waits for the "mnote" window, waits until the
 #     page has rendered (the window is not a single colour), screenshots the
@@ -24,7 +25,7 @@ main() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 
-	[[ -x $bin ]] || fail "$bin not found; run 'make build' first"
+	[[ -x $bin && -x $app_bin ]] || fail "$bin or $app_bin not found; run 'make build' first"
 	need Xvfb xdotool import convert identify timeout ldd
 	mkdir -p "$out"
 	rm -f "$out"/{window.png,window-blank.png,app.log,xvfb.log}
@@ -40,14 +41,21 @@ main() {
 	fi
 	[[ $msg == *"no display"* ]] || fail "mnote with no display did not say so clearly: $msg"
 	# which WebKitGTK the build links (4.1 with the webkit2_41 tag, else 4.0)
-	webkit=$(ldd "$bin" | grep -o 'libwebkit2gtk-4\.[01]' | head -n 1) || true
-	[[ -n $webkit ]] || fail "$bin links no libwebkit2gtk-4.0/4.1"
-	say "links $webkit"
+	webkit=$(ldd "$app_bin" | grep -o 'libwebkit2gtk-4\.[01]' | head -n 1) || true
+	[[ -n $webkit ]] || fail "$app_bin links no libwebkit2gtk-4.0/4.1"
+	! ldd "$bin" | grep -Eq 'libgtk|libwebkit' || fail "the command line $bin links GTK or WebKit"
+	say "the window links $webkit; the command line neither GTK nor WebKit"
 
 	# --- 2. the real window on Xvfb
 	start_xvfb
 	start_app
 	wait_window
+	# the task switcher's name and icon: WM_CLASS "mnote" (the .desktop's StartupWMClass)
+	if command -v xprop >/dev/null; then
+		wmclass=$(xprop -id "$wid" WM_CLASS 2>/dev/null) || true
+		[[ $wmclass == *'"mnote"'* ]] || fail "the window's WM_CLASS is '$wmclass', want \"mnote\""
+		say "$wmclass"
+	fi
 	wait_rendered
 
 	screenshot "$out/window.png"

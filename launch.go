@@ -1,0 +1,61 @@
+//go:build !desktop
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+)
+
+// appName is the window's binary, installed next to mnote or in
+// ../lib/mnote/ (a package's $PREFIX/lib/mnote/mnote-app).
+const appName = "mnote-app"
+
+// openWindow execs the window's binary with the target: this binary does
+// not link GTK or WebKit, so the headless commands never pay for them.
+// It returns only when that fails.
+func openWindow(t target) int {
+	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		fmt.Fprintln(os.Stderr, "mnote: no display: DISPLAY and WAYLAND_DISPLAY are unset; headless subcommands (e.g. `mnote --version`, `mnote --help`) need none")
+		return 1
+	}
+	app, err := findApp()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mnote: %v\n", err)
+		return 1
+	}
+	// argv[0] "mnote": GLib takes the program name from it, and GTK the
+	// window's WM_CLASS (the task switcher's name and the .desktop's
+	// StartupWMClass); Wails sets its ProgramName only after GTK started.
+	argv := []string{"mnote"}
+	if a := t.arg(); a != "" {
+		argv = append(argv, a)
+	}
+	err = syscall.Exec(app, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "mnote: starting the window (%s): %v\n", app, err)
+	return 1
+}
+
+// findApp is the window's binary beside this executable (symlinks
+// resolved), or in ../lib/mnote/ from its folder.
+func findApp() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("this program's path: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	dir := filepath.Dir(exe)
+	candidates := []string{filepath.Join(dir, appName), filepath.Join(dir, "..", "lib", "mnote", appName)}
+	for _, c := range candidates {
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return filepath.Clean(c), nil
+		}
+	}
+	return "", errors.New("the window is not installed: no " + appName + " in " + candidates[0] + " or " + filepath.Clean(candidates[1]) + " (the headless commands work: mnote --help)")
+}
