@@ -105,7 +105,7 @@ func New(cfg Config) (*Services, error) {
 	if cfg.Detector == nil {
 		cfg.Detector = runtimes.NewDetector(runtimes.DetectOptions{Logger: cfg.Logger})
 	}
-	cfg.Detector.SetAgentsDir(agentsDir(cfg.Paths))
+	cfg.Detector.SetAgentsDir(AgentsDir(cfg.Paths))
 	if cfg.InitTimeout <= 0 {
 		cfg.InitTimeout = 90 * time.Second
 	}

@@ -32,4 +32,13 @@
 // agent's requests and writes like fs/write_text_file (buffers,
 // file_written record, the turn's checkpoint). Config.MCPCommand names
 // the binary (default: this executable).
+//
+// Agents' questions (ACP elicitation, elicitation.go) wait like
+// permission requests, one at a time per session; elicitations.answer
+// checks an accepted answer against the question's schema and refuses one
+// that does not fit, so only fitting values reach the agent. A cancelled
+// turn, a closed session or the agent's $/cancel_request answers a waiting
+// one "cancel". agents.listSessions and sessions.import (import.go) bring
+// an agent's own session in through session/load as a new session,
+// recorded like any other; an import that cannot load leaves nothing.
 package app

@@ -23,6 +23,8 @@ const (
 	EvPermissionResolved = "permission_resolved"
 	EvTurn               = "turn"
 	EvNotice             = "notice"
+	EvTerminal           = "terminal"
+	EvTerminalOutput     = "terminal_output"
 )
 
 // ThreadEvent is the data of a thread:event.
@@ -37,6 +39,29 @@ type ThreadEvent struct {
 type AppendPayload struct {
 	EntryID string `json:"entryId"`
 	Delta   string `json:"delta"`
+}
+
+// TerminalPayload is the payload of a "terminal" event: the state of one
+// of the agent's terminals, without its output (that comes in
+// "terminal_output" events; the snapshot's terminals have all of it).
+type TerminalPayload struct {
+	TerminalID string   `json:"terminalId"`
+	Turn       int      `json:"turn"`
+	Command    string   `json:"command"`
+	Args       []string `json:"args,omitempty"`
+	Cwd        string   `json:"cwd,omitempty"`
+	Truncated  bool     `json:"truncated,omitempty"`
+	Exited     bool     `json:"exited,omitempty"`
+	ExitCode   *int     `json:"exitCode,omitempty"`
+	Signal     string   `json:"signal,omitempty"`
+	Released   bool     `json:"released,omitempty"`
+}
+
+// TerminalOutputPayload is the payload of a "terminal_output" event:
+// output a terminal's command wrote (escape sequences included).
+type TerminalOutputPayload struct {
+	TerminalID string `json:"terminalId"`
+	Data       string `json:"data"`
 }
 
 // TurnPayload is the payload of a "turn" event.
@@ -85,7 +110,7 @@ const (
 
 type item struct {
 	kind    itemKind
-	typ     string
+	typ     string // itEvent: the event type; itDelta: EvAppend or EvTerminalOutput
 	payload any
 	entryID string
 	delta   []byte
@@ -96,9 +121,10 @@ type item struct {
 
 // streamPos is what the stream had sent at a snapshot's position.
 type streamPos struct {
-	seq     uint64
-	pending []PermissionRequest
-	running bool
+	seq       uint64
+	pending   []PermissionRequest
+	questions []ElicitationRequest
+	running   bool
 }
 
 // pump is the event goroutine of one live session (DESIGN §6). It is the
@@ -129,9 +155,11 @@ type pump struct {
 
 	// Owned by the goroutine (seq is also read by Seq).
 	seq      atomic.Uint64
+	pendTyp  string // EvAppend or EvTerminalOutput
 	pendID   string
 	pendBuf  []byte
 	pending  []PermissionRequest
+	asking   []ElicitationRequest // elicitations waiting (elicitation.go)
 	running  bool
 	timer    *time.Timer
 	timerSet bool
@@ -154,6 +182,8 @@ func (p *pump) Event(ev *chat.Event) {
 	switch ev.Type {
 	case chat.EvUpdate, chat.EvPermission, chat.EvPermissionDecided:
 		p.change(ev.Change)
+	case chat.EvTerminal:
+		p.terminal(ev.Change)
 	case chat.EvTurnStarted:
 		p.badNoticed = false
 		p.change(ev.Change)
@@ -234,7 +264,7 @@ func errString(ee *acp.ExitError) string {
 func (p *pump) change(ch thread.Change) {
 	switch ch.Op {
 	case thread.OpAppend:
-		p.pushDelta(ch.EntryID, ch.Delta)
+		p.pushDelta(EvAppend, ch.EntryID, ch.Delta)
 	case thread.OpUpsert:
 		e, ok := p.th.Entry(ch.EntryID)
 		if !ok {
@@ -247,6 +277,22 @@ func (p *pump) change(ch thread.Change) {
 	case thread.OpMeta:
 		p.push(item{kind: itMeta, metas: []string{ch.Kind}})
 	}
+}
+
+// terminal queues a terminal change: its output is batched like text
+// deltas; any other change sends the terminal's state.
+func (p *pump) terminal(ch thread.Change) {
+	if ch.Delta != "" {
+		p.pushDelta(EvTerminalOutput, ch.EntryID, ch.Delta)
+		return
+	}
+	tm, ok := p.th.Terminal(ch.EntryID)
+	if !ok {
+		return
+	}
+	p.push(item{kind: itEvent, typ: EvTerminal, payload: TerminalPayload{TerminalID: tm.TerminalID, Turn: tm.Turn,
+		Command: tm.Command, Args: tm.Args, Cwd: tm.Cwd, Truncated: tm.Truncated, Exited: tm.Exited,
+		ExitCode: tm.ExitCode, Signal: tm.Signal, Released: tm.Released}})
 }
 
 // push queues a structural item; it never blocks and never drops.
@@ -270,9 +316,10 @@ func (p *pump) push(it item) {
 	p.signal()
 }
 
-// pushDelta queues text appended to an entry, merging it into a queued
-// delta of the same entry; when too much waits it is dropped for a gap.
-func (p *pump) pushDelta(entryID, delta string) {
+// pushDelta queues text appended to an entry (typ EvAppend) or output
+// of a terminal (EvTerminalOutput), merging it into a queued delta of the
+// same one; when too much waits it is dropped for a gap.
+func (p *pump) pushDelta(typ, entryID, delta string) {
 	if delta == "" {
 		return
 	}
@@ -290,11 +337,11 @@ func (p *pump) pushDelta(entryID, delta string) {
 		return
 	}
 	p.deltaBytes += len(delta)
-	if n > 0 && p.q[n-1].kind == itDelta && p.q[n-1].entryID == entryID {
+	if n > 0 && p.q[n-1].kind == itDelta && p.q[n-1].entryID == entryID && p.q[n-1].typ == typ {
 		p.q[n-1].delta = append(p.q[n-1].delta, delta...)
 		return
 	}
-	p.q = append(p.q, item{kind: itDelta, entryID: entryID, delta: []byte(delta)})
+	p.q = append(p.q, item{kind: itDelta, typ: typ, entryID: entryID, delta: []byte(delta)})
 	p.signal()
 }
 
@@ -374,9 +421,9 @@ func (p *pump) process(batch []item) {
 	for i := range batch {
 		it := &batch[i]
 		if it.kind == itDelta {
-			if p.pendID != it.entryID {
+			if p.pendID != it.entryID || p.pendTyp != it.typ {
 				p.flushDelta()
-				p.pendID = it.entryID
+				p.pendID, p.pendTyp = it.entryID, it.typ
 			}
 			p.pendBuf = append(p.pendBuf, it.delta...)
 			continue
@@ -393,7 +440,7 @@ func (p *pump) process(batch []item) {
 		case itGlobal:
 			p.em.Emit(it.name, it.payload)
 		case itMarker:
-			it.marker <- streamPos{seq: p.seq.Load(), pending: slices.Clone(p.pending), running: p.running}
+			it.marker <- streamPos{seq: p.seq.Load(), pending: slices.Clone(p.pending), questions: slices.Clone(p.asking), running: p.running}
 		}
 	}
 }
@@ -410,6 +457,14 @@ func (p *pump) track(it *item) {
 		if r, ok := it.payload.(ResolvedPayload); ok {
 			p.pending = slices.DeleteFunc(p.pending, func(q PermissionRequest) bool { return q.RequestID == r.RequestID })
 		}
+	case EvElicitation:
+		if r, ok := it.payload.(ElicitationRequest); ok {
+			p.asking = append(p.asking, r)
+		}
+	case EvElicitationResolved:
+		if r, ok := it.payload.(ElicitationResolvedPayload); ok {
+			p.asking = slices.DeleteFunc(p.asking, func(q ElicitationRequest) bool { return q.RequestID == r.RequestID })
+		}
 	case EvTurn:
 		if t, ok := it.payload.(TurnPayload); ok {
 			p.running = t.State == "running"
@@ -421,7 +476,11 @@ func (p *pump) flushDelta() {
 	if len(p.pendBuf) == 0 {
 		return
 	}
-	p.send(EvAppend, AppendPayload{EntryID: p.pendID, Delta: string(p.pendBuf)})
+	if p.pendTyp == EvTerminalOutput {
+		p.send(EvTerminalOutput, TerminalOutputPayload{TerminalID: p.pendID, Data: string(p.pendBuf)})
+	} else {
+		p.send(EvAppend, AppendPayload{EntryID: p.pendID, Delta: string(p.pendBuf)})
+	}
 	p.pendBuf = p.pendBuf[:0]
 	if cap(p.pendBuf) > 64<<10 {
 		p.pendBuf = nil

@@ -44,7 +44,7 @@ func TestPumpDropsDeltasNotStructure(t *testing.T) {
 	start := time.Now()
 	const n = 6 << 10 // 6 MiB of deltas
 	for i := range n {
-		p.pushDelta("e1", chunk)
+		p.pushDelta(EvAppend, "e1", chunk)
 		if i == n/2 {
 			p.event(EvEntry, map[string]string{"id": "e2"})
 		}
@@ -101,12 +101,12 @@ func TestPumpCoalescesDeltas(t *testing.T) {
 	for i := range 200 {
 		d := strings.Repeat(string(rune('a'+i%26)), i%7+1)
 		want.WriteString(d)
-		p.pushDelta("e1", d)
+		p.pushDelta(EvAppend, "e1", d)
 		if i%50 == 0 {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	p.pushDelta("e2", "other")
+	p.pushDelta(EvAppend, "e2", "other")
 	p.stop()
 	var got strings.Builder
 	var n int

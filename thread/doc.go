@@ -44,6 +44,13 @@
 // which replace the previous ones and are cleared for the turn when a new
 // turn starts.
 //
+// Terminals (ACP terminal/create) are kept beside the entries, by terminal
+// id: the command, its folder, its output (the last MaxTerminalOutput
+// bytes, cut at a character boundary), its exit and whether it was
+// released. Tool calls show them through content of type "terminal". Their
+// changes have Op "terminal" (EntryID is the terminal id, Delta the output
+// added); Snapshot lists them, Meta does not.
+//
 // A Thread is not safe for concurrent use; its owner serializes calls. What
 // the read methods return are deep copies that may be handed to another
 // goroutine. Raw JSON kept on entries must be treated as read-only.

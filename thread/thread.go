@@ -188,6 +188,9 @@ type Snapshot struct {
 	// StopReason is the stop reason of the last ended turn, "" while a
 	// turn runs.
 	StopReason string `json:"stopReason,omitempty"`
+	// Terminals are the commands the agent ran in terminals (Snapshot
+	// only, not Meta).
+	Terminals []Terminal `json:"terminals,omitempty"`
 }
 
 // entry is the mutable form of Entry.
@@ -235,6 +238,7 @@ type Thread struct {
 	commands         []Command
 	plan             []PlanEntry
 	stopReason       string
+	terms            []*terminalState // terminal.go
 
 	// SetForgetDone: forget is on; kept holds the indexes of the entries
 	// not forgotten yet (in order).
@@ -367,6 +371,7 @@ func (t *Thread) ToolCall(toolCallID string) (ToolCall, bool) {
 func (t *Thread) Snapshot() Snapshot {
 	s := t.Meta()
 	s.Entries = t.Entries()
+	s.Terminals = t.Terminals()
 	return s
 }
 

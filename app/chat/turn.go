@@ -24,6 +24,9 @@ type BindOptions struct {
 	FS acp.FileSystem
 	// McpServers go to the agent with the session (acp.SessionConfig).
 	McpServers []json.RawMessage
+	// AdditionalDirectories go to an agent that takes them
+	// (acp.SessionConfig).
+	AdditionalDirectories []string
 }
 
 // Bind attaches a running agent to the session, recording the binding.
@@ -38,7 +41,7 @@ func (s *Session) Bind(ctx context.Context, a *acp.Agent, o BindOptions) (*Bindi
 		return nil, werr
 	}
 
-	cfg := acp.SessionConfig{Cwd: o.Cwd, Handler: s, Broker: s, FS: o.FS, McpServers: o.McpServers,
+	cfg := acp.SessionConfig{Cwd: o.Cwd, Handler: s, Broker: s, Elicitor: s, FS: o.FS, McpServers: o.McpServers, AdditionalDirectories: o.AdditionalDirectories,
 		Terminals: &acp.TerminalConfig{Observer: s, Allow: s.terminalAllowed}}
 	b := &Binding{Runtime: o.Runtime, Command: o.Command}
 	caps := a.Init.AgentCapabilities

@@ -185,12 +185,18 @@ func authCommand(m acp.AuthMethod, res runtimes.Resolved) (string, bool) {
 // setAgentKey keeps the value of variable name for an agent, read from
 // stdin (never echoed, logged or recorded).
 func (e *env) setAgentKey(agent, name string) int {
-	rt, err := e.runtime(agent, "")
-	if err != nil {
-		return e.fail(exitUsage, err)
+	// A user's MCP server (config.json context_servers) keeps its
+	// secrets the same way, under "context_server:NAME".
+	title, key := agent, agent
+	if !strings.HasPrefix(agent, runtimes.ContextServerSecretsName("")) {
+		rt, err := e.runtime(agent, "")
+		if err != nil {
+			return e.fail(exitUsage, err)
+		}
+		title, key = rt.Title, rt.Name
 	}
 	if isTerminal(e.stdin) {
-		fmt.Fprintf(e.stderr, "Value of %s for %s (one line, then Enter; an empty line removes it): ", name, rt.Title)
+		fmt.Fprintf(e.stderr, "Value of %s for %s (one line, then Enter; an empty line removes it): ", name, title)
 	}
 	line, err := bufio.NewReader(e.stdin).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -200,14 +206,14 @@ func (e *env) setAgentKey(agent, name string) int {
 	if strings.ContainsAny(value, "\r\n") {
 		return e.fail(exitUsage, fmt.Errorf("the value of %s must be one line", name))
 	}
-	if err := runtimes.SetSecret(e.paths.ConfigFile, rt.Name, name, value); err != nil {
+	if err := runtimes.SetSecret(e.paths.ConfigFile, key, name, value); err != nil {
 		return e.fail(exitUsage, err)
 	}
 	where := runtimes.SecretsPath(e.paths.ConfigFile)
 	if value == "" {
-		fmt.Fprintf(e.stdout, "%s: %s removed (%s)\n", rt.Title, name, where)
+		fmt.Fprintf(e.stdout, "%s: %s removed (%s)\n", title, name, where)
 	} else {
-		fmt.Fprintf(e.stdout, "%s: %s kept in %s (mode 0600); %s gets it in its environment from its next start\n", rt.Title, name, where, rt.Title)
+		fmt.Fprintf(e.stdout, "%s: %s kept in %s (mode 0600); %s gets it in its environment from its next start\n", title, name, where, title)
 	}
 	return exitOK
 }

@@ -108,6 +108,8 @@ func (a *agent) handleNotification(method string, params json.RawMessage) {
 				t.cancel()
 			}
 		}
+	case "$/cancel_request":
+		a.cancelRequest(params)
 	default:
 		slog.Debug("ignoring notification", "method", method)
 	}
@@ -118,8 +120,7 @@ func (a *agent) handleRequest(r *request) {
 	case "initialize":
 		a.initialize(r)
 	case "authenticate":
-		a.authenticated.Store(true)
-		r.reply(json.RawMessage(`{}`))
+		a.authenticate(r)
 	case "session/new":
 		a.sessionNew(r)
 	case "session/load":
@@ -157,6 +158,9 @@ func (a *agent) initialize(r *request) {
 	if a.sc.Resume {
 		sessCaps["resume"] = struct{}{}
 	}
+	if a.sc.AddDirectories {
+		sessCaps["additionalDirectories"] = struct{}{}
+	}
 	r.reply(struct {
 		ProtocolVersion   int             `json:"protocolVersion"`
 		AgentCapabilities any             `json:"agentCapabilities"`
@@ -174,10 +178,41 @@ func (a *agent) initialize(r *request) {
 	})
 }
 
+// authenticate logs in with one of the scenario's authMethods (any id
+// when there are none), remembered in authFile when the scenario names
+// one, as a real agent keeps its credentials.
+func (a *agent) authenticate(r *request) {
+	var p struct {
+		MethodID string `json:"methodId"`
+	}
+	_ = json.Unmarshal(r.params, &p)
+	var methods []struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(a.sc.AuthMethods, &methods)
+	known := len(methods) == 0
+	for _, m := range methods {
+		known = known || m.ID == p.MethodID
+	}
+	if !known {
+		r.fail(codeInvalidParams, "unknown auth method "+p.MethodID)
+		return
+	}
+	if a.sc.AuthFile != "" {
+		if err := os.WriteFile(a.sc.AuthFile, []byte(p.MethodID+"\n"), 0o600); err != nil {
+			r.fail(codeInternal, err.Error())
+			return
+		}
+	}
+	a.authenticated.Store(true)
+	r.reply(json.RawMessage(`{}`))
+}
+
 // needAuth answers the request with "Authentication required" when the
-// scenario demands authentication that has not happened yet.
+// scenario demands authentication that has not happened yet (in this
+// process, or in an earlier one that wrote authFile).
 func (a *agent) needAuth(r *request) bool {
-	if a.sc.AuthRequired && !a.authenticated.Load() {
+	if a.sc.AuthRequired && !a.authenticated.Load() && !a.authFileExists() {
 		r.fail(codeAuthRequired, "Authentication required")
 		return true
 	}
@@ -198,6 +233,7 @@ func (a *agent) sessionNew(r *request) {
 		r.fail(codeInternal, "create session: "+err.Error())
 		return
 	}
+	s.setMCPServers(r.params)
 	res := map[string]json.RawMessage{}
 	for k, v := range a.sc.newResult {
 		res[k] = v
@@ -242,6 +278,7 @@ func (a *agent) attach(r *request, enabled bool) (s *session, busy bool) {
 		r.fail(codeNotFound, "session not found")
 		return nil, false
 	}
+	s.setMCPServers(r.params)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p.Cwd != "" {
@@ -266,9 +303,14 @@ func (a *agent) sessionLoad(r *request) {
 	}
 	// The load steps may send requests, so they run off the reader goroutine.
 	t := a.beginTurn(s, false)
+	t.reqID = string(r.id)
 	go func() {
 		res := t.run(a.sc.load)
 		a.endTurn(t)
+		if t.withdrawn.Load() {
+			r.fail(codeRequestCancelled, "Request cancelled")
+			return
+		}
 		if res.err != nil {
 			r.failWith(res.err)
 			return
@@ -334,12 +376,18 @@ func (a *agent) setConfigOption(r *request) {
 	var p struct {
 		SessionID string          `json:"sessionId"`
 		ConfigID  string          `json:"configId"`
+		Type      string          `json:"type"`
 		Value     json.RawMessage `json:"value"`
 	}
 	_ = json.Unmarshal(r.params, &p)
 	s := a.liveSession(p.SessionID)
 	if s == nil {
 		r.fail(codeNotFound, "session not found")
+		return
+	}
+	if v := string(compact(p.Value)); (v == "true" || v == "false") != (p.Type == "boolean") {
+		// As the schema says: a boolean value goes with type "boolean".
+		r.fail(codeInvalidParams, "a boolean value needs type \"boolean\" (and only one does)")
 		return
 	}
 	s.mu.Lock()
@@ -442,4 +490,12 @@ func (a *agent) logStderr(text string) {
 	a.stderrMu.Lock()
 	defer a.stderrMu.Unlock()
 	_, _ = os.Stderr.WriteString(text + "\n")
+}
+
+func (a *agent) authFileExists() bool {
+	if a.sc.AuthFile == "" {
+		return false
+	}
+	_, err := os.Stat(a.sc.AuthFile)
+	return err == nil
 }

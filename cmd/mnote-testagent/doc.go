@@ -30,10 +30,14 @@
 //	authMethods         raw array echoed by initialize ([])
 //	authRequired        session/new, session/load and session/resume fail with
 //	                    -32000 "Authentication required" until authenticate (false)
+//	authFile            authenticate (with one of authMethods' ids, else -32602)
+//	                    writes this file; while it exists no login is needed,
+//	                    in any process ("")
 //	sessionNewResult    raw object merged into the session/new result (modes,
 //	                    configOptions, models); load/resume answer with its
 //	                    modes, configOptions and models
 //	ignoreCancel        ignore session/cancel (false)
+//	additionalDirectories  offer sessionCapabilities.additionalDirectories (false)
 //	exitOnStdinClose    exit 0 on stdin EOF; false keeps running (true)
 //	ignoreSigterm       ignore SIGTERM and SIGINT (false)
 //	stopReadingAfter    method name: after answering it, read no more input ("")
@@ -71,6 +75,14 @@
 //	                                 "permission: cancelled" (ends the turn,
 //	                                 stopReason cancelled) or
 //	                                 "permission error: <code> <message>"
+//	                                 (withdraw: true sends $/cancel_request for
+//	                                 it right after it)
+//	{"elicit": {"message", "requestedSchema", "mode", "withdraw"}}
+//	                                 elicitation/create for the session (mode
+//	                                 "form" by default; withdraw as above), then
+//	                                 "elicit: accept <content>", "elicit:
+//	                                 decline", "elicit: cancel" or "elicit
+//	                                 error: <code> <message>"
 //	{"readFile": {"path", "line", "limit"}}
 //	                                 fs/read_text_file, then "read: <content>"
 //	                                 or "read error: <code> <message>"
@@ -85,6 +97,26 @@
 //	{"envSha256": "NAME"}            "env NAME sha256: <hex>" (the SHA-256 of
 //	                                 the variable's value, never the value) or
 //	                                 "env NAME: unset"
+//	{"terminal": {"name", "command", "args", "cwd", "env", "outputByteLimit", "toolCallId"}}
+//	                                 terminal/create (env: [{"name","value"}]);
+//	                                 name (default "t") names it for the steps
+//	                                 below; with toolCallId a tool_call (kind
+//	                                 execute) showing the terminal follows;
+//	                                 then "terminal NAME: created" or
+//	                                 "terminal NAME error: <code> <message>"
+//	{"terminalOutput": "NAME"}       terminal/output, "terminal NAME output: <json>"
+//	{"terminalWait": "NAME"}         terminal/wait_for_exit, "terminal NAME exit:
+//	                                 <json>" (and the tool call completed or failed)
+//	{"terminalKill": "NAME"}         terminal/kill, "terminal NAME: killed"
+//	{"terminalRelease": "NAME"}      terminal/release, "terminal NAME: released"
+//	{"mcpCall": {"server", "tool", "args", "env"}}
+//	                                 start the stdio mcpServers entry named
+//	                                 server (once per session; env overrides
+//	                                 its variables, on a connection of its
+//	                                 own) with the Go MCP SDK's client, call
+//	                                 tool, then "mcp <tool>: <text>", "mcp
+//	                                 <tool> error: <text>" (a tool error) or
+//	                                 "mcp <tool> failed: <error>"
 //	{"crash": CODE}                  flush stdout, "crashing with CODE" to stderr, exit
 //	{"waitForCancel": true}          block until session/cancel (forever with ignoreCancel)
 //	{"stop": "reason"}               end the turn with that stop reason
@@ -93,7 +125,9 @@
 //
 // A session/cancel stops the steps at the next step boundary and the turn
 // answers stopReason "cancelled"; pending requests keep waiting for the
-// client's answer.
+// client's answer. A $/cancel_request from the client for a session/load
+// whose load steps run stops them and answers it -32800 (every one is
+// noted on stderr as "cancel_request <id>").
 //
 // # State
 //

@@ -20,8 +20,10 @@ type scenario struct {
 	SessionNewDelayMs  int               `json:"sessionNewDelayMs"`
 	LoadSession        bool              `json:"loadSession"`
 	Resume             bool              `json:"resume"`
+	AddDirectories     bool              `json:"additionalDirectories"`
 	AuthMethods        json.RawMessage   `json:"authMethods"`
 	AuthRequired       bool              `json:"authRequired"`
+	AuthFile           string            `json:"authFile"`
 	SessionNewResult   json.RawMessage   `json:"sessionNewResult"`
 	IgnoreCancel       bool              `json:"ignoreCancel"`
 	ExitOnStdinClose   bool              `json:"exitOnStdinClose"`
@@ -142,6 +144,7 @@ type step struct {
 	Mix            string          `json:"mix"`
 	ProgressFile   string          `json:"progressFile"`
 	Permission     *permissionStep `json:"permission"`
+	Elicit         *elicitStep     `json:"elicit"` // elicit.go
 	ReadFile       *readFileStep   `json:"readFile"`
 	WriteFile      *writeFileStep  `json:"writeFile"`
 	Request        *methodCall     `json:"request"`
@@ -153,6 +156,13 @@ type step struct {
 	Error          *rpcError       `json:"error"`
 	Title          *string         `json:"title"`
 	EnvSha256      *string         `json:"envSha256"`
+	MCPCall        *mcpCallStep    `json:"mcpCall"` // mcp.go
+	// Terminals (terminal.go).
+	Terminal        *terminalStep `json:"terminal"`
+	TerminalOutput  *string       `json:"terminalOutput"`
+	TerminalWait    *string       `json:"terminalWait"`
+	TerminalKill    *string       `json:"terminalKill"`
+	TerminalRelease *string       `json:"terminalRelease"`
 }
 
 type methodCall struct {
@@ -163,6 +173,7 @@ type methodCall struct {
 type permissionStep struct {
 	ToolCall json.RawMessage `json:"toolCall"`
 	Options  json.RawMessage `json:"options"`
+	Withdraw bool            `json:"withdraw"` // $/cancel_request right after it
 }
 
 type readFileStep struct {
@@ -200,6 +211,7 @@ func (s *step) actions() []string {
 	add(s.HugeMessage != nil, "hugeMessage")
 	add(s.Flood != nil, "flood")
 	add(s.Permission != nil, "permission")
+	add(s.Elicit != nil, "elicit")
 	add(s.ReadFile != nil, "readFile")
 	add(s.WriteFile != nil, "writeFile")
 	add(s.Request != nil, "request")
@@ -211,6 +223,12 @@ func (s *step) actions() []string {
 	add(s.Error != nil, "error")
 	add(s.Title != nil, "title")
 	add(s.EnvSha256 != nil, "envSha256")
+	add(s.MCPCall != nil, "mcpCall")
+	add(s.Terminal != nil, "terminal")
+	add(s.TerminalOutput != nil, "terminalOutput")
+	add(s.TerminalWait != nil, "terminalWait")
+	add(s.TerminalKill != nil, "terminalKill")
+	add(s.TerminalRelease != nil, "terminalRelease")
 	return a
 }
 
@@ -274,12 +292,21 @@ func (s *step) validate() error {
 		if *s.SleepMs < 0 {
 			return fmt.Errorf("sleepMs must be >= 0")
 		}
+	case "terminal":
+		if s.Terminal.Command == "" {
+			return fmt.Errorf("terminal needs a command")
+		}
 	case "stop":
 		if *s.Stop == "" {
 			return fmt.Errorf("stop needs a stop reason")
 		}
 	case "error":
 		s.Error.Data = compactNil(s.Error.Data)
+	case "mcpCall":
+		if s.MCPCall.Server == "" || s.MCPCall.Tool == "" {
+			return fmt.Errorf("mcpCall needs a server and a tool")
+		}
+		s.MCPCall.Args = compactNil(s.MCPCall.Args)
 	}
 	return nil
 }

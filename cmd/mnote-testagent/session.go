@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // session is one ACP session held by this process.
@@ -33,6 +35,12 @@ type session struct {
 	configs  json.RawMessage
 	created  int64
 	turn     *turn // the running prompt turn, if any
+
+	mcpServers []mcpServer                      // of the last session/new, load or resume
+	mcpClients map[string]*mcpsdk.ClientSession // started by mcpCall steps
+	// terms maps the names of terminal steps to the client's terminal
+	// ids and the tool calls that show them.
+	terms map[string]termRef
 
 	// sendMu orders session/update lines on stdout with their records in the
 	// state file.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -20,6 +21,8 @@ type turn struct {
 
 	cancelCh   chan struct{}
 	cancelOnce sync.Once
+	reqID      string      // the request the steps answer (session/load), for $/cancel_request
+	withdrawn  atomic.Bool // the client withdrew that request
 }
 
 // turnResult is how a step sequence ended: a stop reason or an error.
@@ -124,6 +127,8 @@ func (t *turn) step(st *step) (res turnResult, done bool) {
 		t.flood(*st.Flood, st.Mix, st.ProgressFile)
 	case st.Permission != nil:
 		return t.permission(st.Permission)
+	case st.Elicit != nil:
+		t.elicit(st.Elicit)
 	case st.ReadFile != nil:
 		result, rerr := a.call("fs/read_text_file", struct {
 			SessionID string `json:"sessionId"`
@@ -167,6 +172,8 @@ func (t *turn) step(st *step) (res turnResult, done bool) {
 		}
 	case st.Stderr != nil:
 		a.logStderr(*st.Stderr)
+	case st.MCPCall != nil:
+		t.mcpCall(st.MCPCall)
 	case st.EnvSha256 != nil:
 		// The hash, never the value: tests check that a secret reached
 		// the agent without it ever being written anywhere.
@@ -185,6 +192,8 @@ func (t *turn) step(st *step) (res turnResult, done bool) {
 		if *st.WaitForCancel {
 			<-t.cancelCh // never closed when ignoreCancel: blocks forever
 		}
+	case st.Terminal != nil, st.TerminalOutput != nil, st.TerminalWait != nil, st.TerminalKill != nil, st.TerminalRelease != nil:
+		t.terminalStep(st)
 	case st.Stop != nil:
 		if t.cancelled() {
 			return turnResult{stopReason: "cancelled"}, true
@@ -219,11 +228,11 @@ func (t *turn) permission(p *permissionStep) (turnResult, bool) {
 			`{"optionId":"reject","name":"Reject","kind":"reject_once"},` +
 			`{"optionId":"reject-always","name":"Always reject","kind":"reject_always"}]`)
 	}
-	result, rerr := t.a.call("session/request_permission", struct {
+	result, rerr := t.a.callWithdraw("session/request_permission", struct {
 		SessionID string          `json:"sessionId"`
 		ToolCall  json.RawMessage `json:"toolCall"`
 		Options   json.RawMessage `json:"options"`
-	}{s.id, toolCall, options})
+	}{s.id, toolCall, options}, p.Withdraw)
 	if rerr != nil {
 		t.say(fmt.Sprintf("permission error: %d %s", rerr.Code, rerr.Message))
 		return turnResult{}, false

@@ -27,7 +27,7 @@ function fakeGo(extra: Record<string, (a: Record<string, unknown>) => unknown> =
     ...(st.lastSync ? { lastSync: st.lastSync } : {}),
   });
   let agents: Agent[] = [
-    { name: 'qwen', title: 'Qwen Code', command: 'qwen', args: ['--acp'], builtin: true, status: 'ready', keyEnv: ['OPENAI_API_KEY'] },
+    { name: 'qwen', title: 'Qwen Code', command: 'qwen', args: ['--acp'], builtin: true, notesTools: true, status: 'ready', keyEnv: ['OPENAI_API_KEY'] },
   ];
   const f = fakeClient({
     'sessions.list': () => [],
@@ -465,7 +465,7 @@ describe('auth methods', () => {
       { id: 'a', name: 'A', command: 'x login' },
       { id: 'b', name: 'B', envVars: ['K2'] },
     ]);
-    const agent: Agent = { name: 'x', title: 'X', command: 'x', args: [], builtin: true, status: 'ready', keyEnv: ['K1', 'K2'], keys: ['K3', 'K1'] };
+    const agent: Agent = { name: 'x', title: 'X', command: 'x', args: [], builtin: true, notesTools: true, status: 'ready', keyEnv: ['K1', 'K2'], keys: ['K3', 'K1'] };
     expect(keyVariables(agent, merged)).toEqual(['K1', 'K2', 'K3']);
   });
 });

@@ -10,8 +10,10 @@ import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdownLanguage } from '@codemirror/lang-markdown';
 import { HighlightStyle, LanguageSupport, syntaxHighlighting } from '@codemirror/language';
 import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
-import { Annotation, EditorState, type Text } from '@codemirror/state';
+import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField, type Text } from '@codemirror/state';
 import {
+  Decoration,
+  type DecorationSet,
   EditorView,
   drawSelection,
   highlightActiveLine,
@@ -215,4 +217,48 @@ function replaceSpec(cur: string, text: string) {
     changes: { from: start, to: cur.length - end, insert: text.slice(start, text.length - end) },
     annotations: external.of(true),
   };
+}
+
+// ---- an agent's changes to review, marked ---------------------------------------
+
+/** Lines (1-based, inclusive) an agent changed that are not reviewed yet. */
+export interface LineRange {
+  from: number;
+  to: number;
+}
+
+const setAgentLines = StateEffect.define<LineRange[]>();
+const agentLine = Decoration.line({ class: 'cm-agent-change' });
+
+const agentLines = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(deco, tr) {
+    deco = deco.map(tr.changes);
+    for (const e of tr.effects) {
+      if (!e.is(setAgentLines)) continue;
+      const b = new RangeSetBuilder<Decoration>();
+      const doc = tr.state.doc;
+      const seen = new Set<number>();
+      const lines = e.value.flatMap((r) => Array.from({ length: Math.max(0, r.to - r.from + 1) }, (_, i) => r.from + i));
+      for (const n of lines.sort((a, b) => a - b)) {
+        if (n < 1 || n > doc.lines || seen.has(n)) continue;
+        seen.add(n);
+        const line = doc.line(n);
+        b.add(line.from, line.from, agentLine);
+      }
+      deco = b.finish();
+    }
+    return deco;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+
+/** Marks the lines of an agent's changes still to review (none: clears). */
+export function markAgentLines(view: EditorView, ranges: LineRange[]): void {
+  const effects: StateEffect<unknown>[] = [setAgentLines.of(ranges)];
+  if (view.state.field(agentLines, false) === undefined) {
+    if (ranges.length === 0) return;
+    effects.unshift(StateEffect.appendConfig.of(agentLines));
+  }
+  view.dispatch({ effects });
 }

@@ -100,10 +100,19 @@ export class AgentsStore {
     this.starts.delete(name);
   }
 
+  /** Agents whose start the user cancelled (the failing call says nothing). */
+  private cancelled = new Set<string>();
+
   /** Cancels the agent's start at once (its process is killed). */
   async cancelStart(name: string): Promise<void> {
     this.starts.delete(name);
+    this.cancelled.add(name);
     await this.client.agents.cancelStart(name);
+  }
+
+  /** Whether the user cancelled the agent's start (and forgets it). */
+  takeCancelled(name: string): boolean {
+    return this.cancelled.delete(name);
   }
 
   /** agent:install: npm's lines, then how it ended (done: the list again). */

@@ -131,11 +131,13 @@ export class AppState {
       return true;
     } catch (e) {
       const err = ApiError.from(e);
+      // The user's own Cancel: nothing to say.
+      if (this.agents.takeCancelled(name)) return false;
       this.toasts.error(`Could not start ${this.agents.byName(name)?.title || name}: ${err.message}`);
-      if (err.code === 'agent_missing' || err.code === 'needs_auth' || err.code === 'agent_failed') {
-        void this.agents.refresh();
-        this.ui.runtimeOpen = true;
-      }
+      void this.agents.refresh();
+      // A start that failed shows its stderr where the user waits
+      // (AgentStarting); the Agents dialog is for installing or signing in.
+      if (err.code === 'agent_missing' || err.code === 'needs_auth') this.ui.runtimeOpen = true;
       return false;
     } finally {
       this.creating = false;

@@ -190,7 +190,7 @@ export class CheckpointsStore {
     const k = hunksKey(turn, path);
     const cur = this.hunks.get(k);
     if (!force && cur && cur.state !== 'error') return;
-    this.hunks.set(k, { state: 'loading' });
+    if (cur?.state !== 'ok') this.hunks.set(k, { state: 'loading' }); // a refresh keeps what shows
     try {
       const file = await this.client.checkpoints.hunks(id, turn, path);
       if (id === this.sessionId) this.hunks.set(k, { state: 'ok', file });

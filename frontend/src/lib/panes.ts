@@ -1,0 +1,68 @@
+// How the window's panes share its width (App.svelte). Pure: the width and
+// what is open in, what shows out. In order, as the window narrows:
+//
+//   1. with a note open, the sessions list folds into a rail (< ROOMY);
+//   2. with a note open, the file tree folds into a rail (< TREE_ROOMY);
+//   3. the editor and the chat stack (editor above) when they no longer
+//      fit side by side at their minimum widths;
+//   4. below SINGLE one pane at a time, chosen with a switcher.
+//
+// Without a note the sessions list folds only when the chat would get less
+// than CHAT_MIN. The user can fold the sessions list for good (remembered);
+// a folded list can be shown for now over the chat (App.svelte), which
+// leaves these widths as they are.
+
+export const SIDEBAR = 264;
+export const RAIL = 40;
+export const ROOMY = 1500;
+export const TREE_ROOMY = 1100;
+export const SINGLE = 720;
+
+export type Pane = 'notes' | 'editor' | 'sessions' | 'chat';
+
+export interface Room {
+  width: number;
+  /** The editor column shows (a note is open, or the chat side is hidden). */
+  editorShown: boolean;
+  chatOpen: boolean;
+  /** The tree's width: its own when open, else the rail's. */
+  treeW: number;
+  /** The user folded the sessions list (remembered). */
+  sessionsFolded: boolean;
+  editorMin: number;
+  chatMin: number;
+}
+
+export interface Arrangement {
+  /** One pane at a time, with the switcher. */
+  single: boolean;
+  /** The sessions list shows beside the chat (else its rail). */
+  sessions: boolean;
+  /** The editor above the chat, both full width. */
+  stacked: boolean;
+}
+
+export function arrange(r: Room): Arrangement {
+  if (r.width < SINGLE) return { single: true, sessions: true, stacked: false };
+  const both = r.editorShown && r.chatOpen;
+  const fits = both ? r.width >= ROOMY : r.width - r.treeW - SIDEBAR >= r.chatMin;
+  const sessions = r.chatOpen && !r.sessionsFolded && fits;
+  const sideW = sessions ? SIDEBAR : RAIL;
+  const stacked = both && r.width - r.treeW - sideW < r.editorMin + r.chatMin;
+  return { single: false, sessions, stacked };
+}
+
+/** Whether the tree should fold into its rail at this width (step 2). */
+export function treeFolds(width: number, editorShown: boolean, chatOpen: boolean): boolean {
+  return width >= SINGLE && width < TREE_ROOMY && editorShown && chatOpen;
+}
+
+/** The panes the switcher offers, in order (the editor only with a note open). */
+export function panes(noteOpen: boolean): Pane[] {
+  return noteOpen ? ['notes', 'editor', 'sessions', 'chat'] : ['notes', 'sessions', 'chat'];
+}
+
+/** The pane to show: the wanted one if offered, else the chat. */
+export function validPane(want: Pane, noteOpen: boolean): Pane {
+  return panes(noteOpen).includes(want) ? want : 'chat';
+}
