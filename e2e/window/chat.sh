@@ -7,8 +7,8 @@
 #     fresh temp dir whose config.json defines two custom agents running the
 #     test agent: "Decoy Agent" (the page's default: the first ready agent) and
 #     "Test Agent".
-#  2. Picks "Test Agent" in the agent picker (mouse: "Choose agent…", wheel,
-#     "Use for new sessions"), Ctrl+N starts a session (its transcript must say
+#  2. Picks "Test Agent" in the agent picker (mouse on the picker beside
+#     "New session with …", its search box, Enter), Ctrl+N starts a session (its transcript must say
 #     it is bound to Test Agent), Ctrl+L focuses the prompt, types a step list
 #     for the test agent, Enter, waits for "turn_ended" in the transcript.
 #  3. The answer must be VISIBLE: its text is taken from the transcript (the

@@ -409,45 +409,37 @@ write_agent_config() {
 }
 
 # choose_agent NAME — picks the agent for new sessions as a person would: the
-# empty state's "Choose agent…", scroll the picker's list to its end (custom
-# agents come last), click "Use for new sessions" under NAME; then the empty
-# state must offer "New session with NAME".
+# empty state's agent picker (the button right of "New session with …"), type
+# NAME in its search box, Enter; then the empty state must offer "New session
+# with NAME".
 choose_agent() {
-	local name=$1 uses pick='' x y
-	wait_text "Choose agent" 10 || {
+	local name=$1 cx cy pick
+	wait_text "New session with" 10 || {
 		cp "$tmp/screen.png" "$out/${LOG_PREFIX}no-picker.png"
-		fail "no 'Choose agent…' button on screen (see $out/${LOG_PREFIX}no-picker.png)"
+		fail "no 'New session with …' button on screen (see $out/${LOG_PREFIX}no-picker.png)"
+	}
+	read -r cx cy <<<"$SEEN"
+	# the picker: the rightmost "Agent" on that line (its button shows the agent's name)
+	pick=$(ocr_find "$tmp/words" "Agent" | awk -v cx="$cx" -v cy="$cy" '
+		{ d = $2 - cy; if (d < 0) d = -d; if (d < 12 && $1 > cx && $1 > bx) { bx = $1; best = $0 } }
+		END { if (best == "") exit 1; print best }') || {
+		cp "$tmp/screen.png" "$out/${LOG_PREFIX}no-picker.png"
+		fail "no agent picker beside 'New session with …' (see $out/${LOG_PREFIX}no-picker.png)"
 	}
 	# shellcheck disable=SC2086 # "x y"
-	click $SEEN
-	wait_text "Add a custom agent" 5 || fail "the agent picker did not open"
-	read -r x y <<<"$SEEN"
-	for _ in 1 2 3 4; do
-		# the wheel over the list, towards its end
-		xdotool mousemove "$((x + 200))" "$((y - 150))" click --repeat 30 --delay 10 5
-		sleep 0.3
-		see "$tmp/screen.png" "$tmp/words"
-		ocr "$tmp/screen.png" "$tmp/words" negated
-		uses=$(ocr_find "$tmp/words" "Use for new sessions"; ocr_find "$tmp/words" "Selected") || true
-		# the button right below the agent's name (its command line is between)
-		pick=$(ocr_find "$tmp/words" "$name" | awk -v uses="$uses" '
-			BEGIN { n = split(uses, u, "\n") }
-			{ for (i = 1; i <= n; i++) { split(u[i], c, " "); d = c[2] - $2
-				if (d > 10 && d < 90 && c[1] > $1 - 80 && c[1] < $1 + 160 && (best == "" || d < bd)) { best = u[i]; bd = d } } }
-			END { if (best == "") exit 1; print best }') && break
-	done
-	[[ -n $pick ]] || {
-		cp "$tmp/screen.png" "$out/${LOG_PREFIX}picker.png"
-		ocr_text "$tmp/words" >"$out/${LOG_PREFIX}picker-ocr.txt"
-		fail "no 'Use for new sessions' button under '$name' in the agent picker (see $out/${LOG_PREFIX}picker.png, ${LOG_PREFIX}picker-ocr.txt)"
-	}
-	# shellcheck disable=SC2086
 	click $pick
+	wait_text "Search agents" 5 || {
+		cp "$tmp/screen.png" "$out/${LOG_PREFIX}picker.png"
+		fail "the agent picker did not open (see $out/${LOG_PREFIX}picker.png)"
+	}
+	xdotool type --delay 20 "$name"
+	sleep 0.3
+	xdotool key Return
 	wait_text "New session with $name" 5 both || {
 		cp "$tmp/screen.png" "$out/${LOG_PREFIX}picked.png"
 		fail "after picking '$name' the page does not offer 'New session with $name' (see $out/${LOG_PREFIX}picked.png)"
 	}
-	! ocr_find "$tmp/words" "Add a custom agent" >/dev/null || fail "the agent picker did not close"
+	! ocr_find "$tmp/words" "Search agents" >/dev/null || fail "the agent picker did not close"
 	say "picked '$name' in the agent picker"
 }
 
