@@ -152,7 +152,7 @@ test('agent keys: a key saved in the selector is kept, and its value is nowhere 
   // Save the custom agent from the form.
   await agents.getByRole('button', { name: 'Add a custom agent' }).click();
   await agents.getByLabel('Name').fill(title);
-  await agents.getByLabel('Command').fill(TESTAGENT);
+  await agents.getByLabel('Command', { exact: true }).fill(TESTAGENT);
   await agents.getByLabel(/Arguments/).fill(`--scenario-json\n${scenario}`);
   await agents.getByRole('button', { name: 'Save', exact: true }).click();
   const row = agentRow(page, title);
