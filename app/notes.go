@@ -164,21 +164,23 @@ func (n *notesIndex) close() error {
 
 // ---- bound methods ------------------------------------------------------------
 
-// currentNotes is the notes index of the current workspace.
-func (s *Services) currentNotes() (*notesIndex, *Error) {
+// currentNotes is the current workspace and its notes index, taken
+// together so that both belong to the same folder even while the user
+// switches folders.
+func (s *Services) currentNotes() (*notesIndex, *workspace.Workspace, *Error) {
 	w, e := s.current()
 	if e != nil {
-		return nil, e
+		return nil, nil, e
 	}
 	n := s.ws.notesOf(w)
 	if n == nil {
-		return nil, &Error{Code: CodeNotFound, Message: "the notes of this folder are not indexed (see the log)"}
+		return nil, nil, &Error{Code: CodeNotFound, Message: "the notes of this folder are not indexed (see the log)"}
 	}
-	return n, nil
+	return n, w, nil
 }
 
 func (s *Services) notesStatus(context.Context, struct{}) (any, *Error) {
-	n, e := s.currentNotes()
+	n, _, e := s.currentNotes()
 	if e != nil {
 		return nil, e
 	}
@@ -192,7 +194,7 @@ type notesSearchArgs struct {
 }
 
 func (s *Services) notesSearch(ctx context.Context, a notesSearchArgs) (any, *Error) {
-	n, e := s.currentNotes()
+	n, _, e := s.currentNotes()
 	if e != nil {
 		return nil, e
 	}
@@ -215,7 +217,7 @@ type notesHeadingsArgs struct {
 }
 
 func (s *Services) notesHeadings(ctx context.Context, a notesHeadingsArgs) (any, *Error) {
-	n, e := s.currentNotes()
+	n, _, e := s.currentNotes()
 	if e != nil {
 		return nil, e
 	}
@@ -242,7 +244,7 @@ func (s *Services) notesLinks(ctx context.Context, a notePathArgs) (any, *Error)
 }
 
 func (s *Services) notesLinkList(ctx context.Context, a notePathArgs, list func(*notes.Index, context.Context, string) ([]notes.Link, error)) (any, *Error) {
-	n, e := s.currentNotes()
+	n, _, e := s.currentNotes()
 	if e != nil {
 		return nil, e
 	}
@@ -260,7 +262,7 @@ func (s *Services) notesLinkList(ctx context.Context, a notePathArgs, list func(
 }
 
 func (s *Services) notesOutline(ctx context.Context, a notePathArgs) (any, *Error) {
-	n, e := s.currentNotes()
+	n, _, e := s.currentNotes()
 	if e != nil {
 		return nil, e
 	}
@@ -283,7 +285,7 @@ type notesResolveArgs struct {
 // notesResolve finds the note a link in the note From points at: {path}
 // with "" when none does (the UI then offers to create it).
 func (s *Services) notesResolve(ctx context.Context, a notesResolveArgs) (any, *Error) {
-	n, e := s.currentNotes()
+	n, _, e := s.currentNotes()
 	if e != nil {
 		return nil, e
 	}
@@ -333,11 +335,7 @@ type notesUpdateLinksArgs struct {
 // moved from → to (the rename done), writing each note as a save through
 // mnote (open editors take the new text).
 func (s *Services) notesUpdateLinks(ctx context.Context, a notesUpdateLinksArgs) (any, *Error) {
-	n, e := s.currentNotes()
-	if e != nil {
-		return nil, e
-	}
-	w, e := s.current()
+	n, w, e := s.currentNotes()
 	if e != nil {
 		return nil, e
 	}
@@ -386,11 +384,7 @@ type notesUndoLinksArgs struct {
 // any of those notes changed since (on disk or unsaved in an editor),
 // nothing is written and it fails with conflict.
 func (s *Services) notesUndoUpdateLinks(_ context.Context, a notesUndoLinksArgs) (any, *Error) {
-	n, e := s.currentNotes()
-	if e != nil {
-		return nil, e
-	}
-	w, e := s.current()
+	n, w, e := s.currentNotes()
 	if e != nil {
 		return nil, e
 	}
