@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { duration, snippetParts, splitAtByteOffsets } from '../src/lib/format';
+import { bytes, compact, duration, relativeTime, snippetParts, splitAtByteOffsets } from '../src/lib/format';
+import { i18n } from '../src/lib/i18n.svelte';
 import { lineDiff } from '../src/lib/linediff';
 import { SessionStore } from '../src/stores/session.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
@@ -57,9 +58,27 @@ describe('lineDiff', () => {
 
 describe('format', () => {
   it('duration', () => {
-    expect(duration(850)).toBe('850 ms');
-    expect(duration(4200)).toBe('4.2 s');
-    expect(duration(185_000)).toBe('3 min 05 s');
+    expect(duration(850)).toBe('850ms');
+    expect(duration(4200)).toBe('4.2s');
+    expect(duration(185_000)).toBe('3m 5s');
+  });
+  it('formats for the interface locale', () => {
+    try {
+      i18n.choose('zh-CN');
+      expect(duration(4200)).toBe('4.2秒');
+      expect(duration(185_000)).toBe('3分钟 5秒');
+      expect(relativeTime(Date.now() - 3 * 60_000)).toBe('3分钟前');
+      expect(relativeTime(Date.now())).toBe('刚刚');
+      expect(compact(25_000)).toBe('2.5万');
+      expect(document.documentElement.lang).toBe('zh-CN');
+      i18n.choose('en');
+      expect(relativeTime(Date.now() - 3 * 60_000)).toBe('3 minutes ago');
+      expect(relativeTime(Date.now())).toBe('just now');
+      expect(compact(25_000)).toBe('25K');
+      expect(bytes(1536)).toBe('1.5kB');
+    } finally {
+      i18n.choose('system');
+    }
   });
 });
 

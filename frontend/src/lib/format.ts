@@ -1,41 +1,88 @@
-// Small formatting helpers shared by components.
+// Small formatting helpers shared by components. Every one formats for
+// the interface's locale (lib/i18n) with Intl, so "3 min ago" is "3 分钟前"
+// and 12,345 is 12,345 in both.
 
-const rtf = typeof Intl !== 'undefined' ? new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' }) : null;
+import { locale, m } from './i18n.svelte';
+
+const cache = new Map<string, Intl.RelativeTimeFormat | Intl.NumberFormat | Intl.DateTimeFormat>();
+
+function cached<T extends Intl.RelativeTimeFormat | Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
+  const k = `${locale()}|${key}`;
+  let f = cache.get(k);
+  if (!f) {
+    f = make();
+    cache.set(k, f);
+  }
+  return f as T;
+}
 
 /** "3 min ago", "yesterday", or a date for older times. */
 export function relativeTime(ms: number, now = Date.now()): string {
   if (!ms) return '';
   const d = (ms - now) / 1000;
   const a = Math.abs(d);
-  if (!rtf) return new Date(ms).toLocaleString();
-  if (a < 45) return 'just now';
+  const rtf = cached('rtf', () => new Intl.RelativeTimeFormat(locale(), { numeric: 'auto' }));
+  if (a < 45) return m.common_just_now();
   if (a < 3600) return rtf.format(Math.round(d / 60), 'minute');
   if (a < 86400) return rtf.format(Math.round(d / 3600), 'hour');
   if (a < 7 * 86400) return rtf.format(Math.round(d / 86400), 'day');
-  return new Date(ms).toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: 'numeric' });
+  return dateShort(ms);
 }
 
-/** "850 ms", "4.2 s", "3 min 05 s". */
+/** "Dec 1, 2026" / "2026年12月1日". */
+export function dateShort(ms: number): string {
+  return cached('date', () => new Intl.DateTimeFormat(locale(), { month: 'short', day: 'numeric', year: 'numeric' })).format(ms);
+}
+
+/** "Dec 1, 2026, 3:04 PM" / "2026年12月1日 15:04". */
+export function dateTime(ms: number): string {
+  return cached('datetime', () => new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeStyle: 'short' })).format(ms);
+}
+
+function unit(u: string, n: number, digits = 0): string {
+  return cached(`unit|${u}|${digits}`, () =>
+    new Intl.NumberFormat(locale(), { style: 'unit', unit: u, unitDisplay: 'narrow', maximumFractionDigits: digits }),
+  ).format(n);
+}
+
+/** "850ms", "4.2s", "3m 5s" ("850毫秒", "4.2秒", "3分钟 5秒"). */
 export function duration(ms: number): string {
   if (!(ms >= 0)) return '';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  const m = Math.floor(ms / 60_000);
+  if (ms < 1000) return unit('millisecond', Math.round(ms));
+  if (ms < 60_000) return unit('second', ms / 1000, ms < 10_000 ? 1 : 0);
+  const min = Math.floor(ms / 60_000);
   const s = Math.round((ms % 60_000) / 1000);
-  return `${m} min ${String(s).padStart(2, '0')} s`;
+  return `${unit('minute', min)} ${unit('second', s)}`;
 }
 
-/** 1234 → "1.2k", 2_500_000 → "2.5M". */
+/** 12345 → "12,345". */
+export function num(n: number): string {
+  return cached('num', () => new Intl.NumberFormat(locale())).format(n);
+}
+
+/** 1234 → "1.2K" ("1234" in Chinese, 25000 → "2.5万"). */
 export function compact(n: number): string {
   if (!Number.isFinite(n)) return '';
-  if (Math.abs(n) < 1000) return String(Math.round(n));
-  if (Math.abs(n) < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
+  return cached('compact', () => new Intl.NumberFormat(locale(), { notation: 'compact', maximumFractionDigits: 1 })).format(n);
+}
+
+/** 1536 → "1.5 kB", 5_000_000 → "4.8 MB". */
+export function bytes(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return '';
+  if (n < 1024) return unit('byte', n);
+  if (n < 1024 ** 2) return unit('kilobyte', n / 1024, 1);
+  if (n < 1024 ** 3) return unit('megabyte', n / 1024 ** 2, 1);
+  return unit('gigabyte', n / 1024 ** 3, 1);
+}
+
+/** 0.42 → "42%". */
+export function percent(fraction: number): string {
+  return cached('pct', () => new Intl.NumberFormat(locale(), { style: 'percent', maximumFractionDigits: 0 })).format(fraction);
 }
 
 export function money(amount: number, currency: string): string {
   try {
-    return new Intl.NumberFormat(undefined, {
+    return new Intl.NumberFormat(locale(), {
       style: 'currency',
       currency: currency || 'USD',
       maximumFractionDigits: amount < 1 ? 4 : 2,
