@@ -3,8 +3,9 @@
 
 import type { Agent, AuthMethod } from '../api/types';
 
-const TERMINAL = 'run in a terminal:';
-const KEY = 'or give its key:';
+// Markers in Go's needs_auth details (app/agents.go), parsed here, never shown.
+const TERMINAL = 'run in a terminal:'; // i18n-ignore: a marker Go writes
+const KEY = 'or give its key:'; // i18n-ignore: a marker Go writes
 
 /**
  * Parses a needs_auth error's details, one method a line with its extras

@@ -7,6 +7,7 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import { ApiError, type Client } from '../api';
 import { validVarName } from '../lib/auth';
+import { m } from '../lib/i18n.svelte';
 import type { AgentsStore } from './agents.svelte';
 import type { ConfirmStore } from './confirm.svelte';
 import type { ToastStore } from './toasts.svelte';
@@ -58,11 +59,11 @@ export class AgentLoginStore {
     const name = variable.trim();
     const id = k(agent, name);
     if (!validVarName(name)) {
-      this.errors.set(id, `“${name}” is not a variable name: letters, digits and _, not starting with a digit.`);
+      this.errors.set(id, m.agents_key_bad_name({ name }));
       return false;
     }
     if (!value.trim()) {
-      this.errors.set(id, 'Paste the key first.');
+      this.errors.set(id, m.agents_key_paste_first());
       return false;
     }
     return this.write(agent, name, value.trim(), 'saved');
@@ -72,11 +73,11 @@ export class AgentLoginStore {
   async removeKey(agent: string, variable: string): Promise<boolean> {
     const title = this.agents.byName(agent)?.title || agent;
     const answer = await this.confirm.ask({
-      title: `Remove ${variable}?`,
-      message: `mnote forgets the key it keeps for ${title}; the agent no longer gets it when it starts. The value cannot be shown again, so keep a copy if you need it.`,
+      title: m.agents_key_remove_title({ variable }),
+      message: m.agents_key_remove_message({ agent: title }),
       buttons: [
-        { label: 'Cancel', value: 'cancel', kind: 'plain' },
-        { label: 'Remove', value: 'remove', kind: 'danger' },
+        { label: m.common_cancel(), value: 'cancel', kind: 'plain' },
+        { label: m.common_remove(), value: 'remove', kind: 'danger' },
       ],
     });
     if (answer !== 'remove') return false;
@@ -94,14 +95,14 @@ export class AgentLoginStore {
       this.toasts.show({
         message:
           done === 'saved'
-            ? `${variable} kept for ${title} (it gets it the next time it starts).`
-            : `${variable} removed for ${title}.`,
+            ? m.agents_key_saved_toast({ variable, agent: title })
+            : m.agents_key_removed_toast({ variable, agent: title }),
       });
       return true;
     } catch (e) {
       const msg = ApiError.from(e).message;
       this.errors.set(id, msg);
-      if (done === 'removed') this.toasts.error(`Could not remove ${variable}: ${msg}`);
+      if (done === 'removed') this.toasts.error(m.agents_key_remove_failed({ variable, error: msg }));
       return false;
     } finally {
       this.saving.delete(id);
@@ -121,7 +122,7 @@ export class AgentLoginStore {
       await this.agents.authenticate(agent, method);
       this.signins.set(id, { state: 'done' });
       const title = this.agents.byName(agent)?.title || agent;
-      this.toasts.show({ message: `Signed in to ${title}.` });
+      this.toasts.show({ message: m.agents_signed_in_to({ agent: title }) });
       return true;
     } catch (e) {
       this.signins.set(id, { state: 'error', message: ApiError.from(e).message });

@@ -3,6 +3,7 @@
 
 import { ApiError, type Client } from '../api';
 import type { Share } from '../api/types';
+import { m } from '../lib/i18n.svelte';
 import { isSyncOffError, type SyncStore } from './sync.svelte';
 import type { ToastStore } from './toasts.svelte';
 
@@ -68,7 +69,7 @@ export class ShareStore {
         const st = await this.sync.refresh();
         this.needsSync = isSyncOffError(err) || (!!st && !st.enabled);
       } else {
-        this.toasts.error(`Could not publish the share: ${err.message}`);
+        this.toasts.error(m.share_publish_failed({ error: err.message }));
       }
       return null;
     } finally {

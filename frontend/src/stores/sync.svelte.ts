@@ -8,6 +8,7 @@
 
 import { ApiError, type Client } from '../api';
 import type { RemovedData, Share, SyncConfigInput, SyncStatus } from '../api/types';
+import { m } from '../lib/i18n.svelte';
 import type { ConfirmStore } from './confirm.svelte';
 import type { ToastStore } from './toasts.svelte';
 
@@ -113,12 +114,12 @@ export class SyncStore {
   async configure(input: SyncConfigInput): Promise<boolean> {
     const url = input.url.trim();
     if (!url) {
-      this.actionError = new ApiError('bad_request', 'Give the control plane’s URL, e.g. https://sync.example.com.');
+      this.actionError = new ApiError('bad_request', m.share_sync_url_needed());
       return false;
     }
     const token = input.token?.trim();
     if (!token && !this.configured) {
-      this.actionError = new ApiError('bad_request', 'Give the token the control plane’s admin made for you (mnote-controlplane user add).');
+      this.actionError = new ApiError('bad_request', m.share_sync_token_needed());
       return false;
     }
     const st = await this.act('configure', () =>
@@ -126,7 +127,7 @@ export class SyncStore {
     );
     if (!st) return false;
     this.apply(st);
-    this.toasts.show({ message: token ? 'Sync settings saved; the token is kept and never shown again.' : 'Sync settings saved.' });
+    this.toasts.show({ message: token ? m.share_sync_saved_token() : m.share_sync_saved() });
     return true;
   }
 
@@ -157,12 +158,11 @@ export class SyncStore {
   /** Asks first, then deletes this account's records and shares on the control plane (sync goes off). */
   async removeMyData(): Promise<RemovedData | null> {
     const answer = await this.confirm.ask({
-      title: 'Remove your data from the control plane?',
-      message:
-        'Every session record and share of this account is deleted from the control plane, and sync is turned off. Your sessions on this machine are not touched.',
+      title: m.share_remove_data_title(),
+      message: m.share_remove_data_message(),
       buttons: [
-        { label: 'Cancel', value: 'cancel', kind: 'plain' },
-        { label: 'Remove my data', value: 'remove', kind: 'danger' },
+        { label: m.common_cancel(), value: 'cancel', kind: 'plain' },
+        { label: m.share_remove_data_button(), value: 'remove', kind: 'danger' },
       ],
     });
     if (answer !== 'remove') return null;
@@ -170,7 +170,7 @@ export class SyncStore {
     await this.refresh();
     if (!r) return null;
     this.toasts.show({
-      message: `Removed from the control plane: ${plural(r.sessions, 'session record')} and ${plural(r.shares, 'share')}. Sync is off.`,
+      message: m.share_removed_data({ sessions: r.sessions, shares: r.shares }),
       timeoutMs: 8000,
     });
     return r;
@@ -194,22 +194,22 @@ export class SyncStore {
   /** Asks first, then revokes a share: its link stops working at once. */
   async revoke(share: Share): Promise<boolean> {
     const answer = await this.confirm.ask({
-      title: 'Revoke this share?',
-      message: `${share.url}\n\nAnyone opening the link gets “not found” from now on.`,
+      title: m.share_revoke_title(),
+      message: m.share_revoke_message({ url: share.url }),
       buttons: [
-        { label: 'Cancel', value: 'cancel', kind: 'plain' },
-        { label: 'Revoke', value: 'revoke', kind: 'danger' },
+        { label: m.common_cancel(), value: 'cancel', kind: 'plain' },
+        { label: m.share_revoke_button(), value: 'revoke', kind: 'danger' },
       ],
     });
     if (answer !== 'revoke') return false;
     try {
       await this.client.shares.revoke(share.id);
     } catch (e) {
-      this.toasts.error(`Could not revoke the share: ${ApiError.from(e).message}`);
+      this.toasts.error(m.share_revoke_failed({ error: ApiError.from(e).message }));
       return false;
     }
     this.shares = this.shares.filter((s) => s.id !== share.id);
-    this.toasts.show({ message: 'Share revoked.' });
+    this.toasts.show({ message: m.share_revoked() });
     return true;
   }
 
@@ -237,8 +237,4 @@ export class SyncStore {
       }
     };
   }
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
