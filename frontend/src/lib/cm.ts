@@ -3,14 +3,16 @@
 // (light and dark follow the system). Links: after [[ the note names
 // complete, after [[Note# its headings; Ctrl/Cmd+click follows a link.
 // Loaded with a dynamic import, so the editor's code is fetched the first
-// time a note opens.
+// time a note opens. CodeMirror's own words (the search panel's Find,
+// Replace, next, …) and the text's label are in the interface's language
+// (EditorState.phrases, in a compartment reconfigured when it changes).
 
 import { autocompletion, completionKeymap, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdownLanguage } from '@codemirror/lang-markdown';
 import { HighlightStyle, LanguageSupport, syntaxHighlighting } from '@codemirror/language';
-import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
-import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField, type Text } from '@codemirror/state';
+import { closeSearchPanel, highlightSelectionMatches, openSearchPanel, search, searchKeymap, searchPanelOpen } from '@codemirror/search';
+import { Annotation, Compartment, EditorState, type Extension, RangeSetBuilder, StateEffect, StateField, type Text } from '@codemirror/state';
 import {
   Decoration,
   type DecorationSet,
@@ -23,6 +25,7 @@ import {
   type ViewUpdate,
 } from '@codemirror/view';
 import { tags as t } from '@lezer/highlight';
+import { locale, m } from './i18n.svelte';
 import { linkAt, linkCompletion, type LineLink, type LinkCompletion } from './links';
 
 export { EditorState, EditorView };
@@ -137,6 +140,69 @@ const theme = EditorView.theme({
 
 const markdown = new LanguageSupport(markdownLanguage);
 
+// ---- the interface's language -----------------------------------------------------
+
+/** CodeMirror's phrases (its English words as keys) in the interface's language. */
+export function phrases(): Record<string, string> {
+  return {
+    Find: m.editor_cm_find(),
+    Replace: m.editor_cm_replace(),
+    next: m.editor_cm_next(),
+    previous: m.editor_cm_previous(),
+    all: m.editor_cm_all(),
+    'match case': m.editor_cm_match_case(),
+    regexp: m.editor_cm_regexp(),
+    'by word': m.editor_cm_by_word(),
+    replace: m.editor_cm_replace_one(),
+    'replace all': m.editor_cm_replace_all(),
+    close: m.editor_cm_close(),
+    'current match': m.editor_cm_current_match(),
+    'on line': m.editor_cm_on_line(),
+    'replaced $ matches': m.editor_cm_replaced_matches(),
+    'replaced match on line $': m.editor_cm_replaced_match_on_line(),
+    'Go to line': m.editor_cm_go_to_line(),
+    go: m.editor_cm_go(),
+    Completions: m.editor_cm_completions(),
+    'Selection deleted': m.editor_cm_selection_deleted(),
+    'Control character': m.editor_cm_control_character(),
+  };
+}
+
+const language = new Compartment();
+const byLocale = new Map<string, Extension>();
+
+/** The phrases and the text's label for the locale in use (one extension per locale, so a state's can be compared). */
+function languageExt(): Extension {
+  const l = locale();
+  let ext = byLocale.get(l);
+  if (!ext) {
+    ext = [EditorState.phrases.of(phrases()), EditorView.contentAttributes.of({ 'aria-label': m.editor_note_text() })];
+    byLocale.set(l, ext);
+  }
+  return ext;
+}
+
+/** A state in the interface's language (a tab's state kept while the language changed). */
+export function localizeState(state: EditorState): EditorState {
+  const ext = languageExt();
+  if (language.get(state) === ext) return state;
+  return state.update({ effects: language.reconfigure(ext) }).state;
+}
+
+/** Puts a view into the interface's language; an open search panel is opened again to take the new words. */
+export function localize(view: EditorView): void {
+  const ext = languageExt();
+  if (language.get(view.state) === ext) return;
+  const open = searchPanelOpen(view.state);
+  const focused = open && typeof document !== 'undefined' ? document.activeElement : null;
+  if (open) closeSearchPanel(view);
+  view.dispatch({ effects: language.reconfigure(ext) });
+  if (open) {
+    openSearchPanel(view);
+    if (focused instanceof HTMLElement && focused.isConnected) focused.focus();
+  }
+}
+
 /** A new editor state for a note (one per tab: undo history and selection survive switching tabs). */
 export function makeState(doc: string, hooks: EditorHooks): EditorState {
   return EditorState.create({
@@ -157,7 +223,8 @@ export function makeState(doc: string, hooks: EditorHooks): EditorState {
       autocompletion({ override: [linkSource(hooks)], icons: false }),
       linkClicks(hooks),
       keymap.of([...completionKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),
-      EditorView.contentAttributes.of({ 'aria-label': 'Note text', spellcheck: 'true' }),
+      EditorView.contentAttributes.of({ spellcheck: 'true' }),
+      language.of(languageExt()),
       EditorView.updateListener.of((u: ViewUpdate) => {
         if (u.docChanged && !u.transactions.some((tr) => tr.annotation(external))) hooks.change(u.state.doc);
         if (u.docChanged || u.selectionSet) hooks.select(selectionOf(u.state));

@@ -2,6 +2,7 @@
 // "@@ -l,n +l,n @@" hunks), parsed into rows to render: one section per
 // file, with line numbers, and a gap row between hunks.
 
+import { m } from './i18n.svelte';
 import type { DiffRow } from './linediff';
 
 export interface DiffSection {
@@ -43,7 +44,8 @@ export function parseUnifiedDiff(text: string): DiffSection[] {
       oldNo = Number(h[1]);
       newNo = Number(h[3]);
       const where = h[5].trim();
-      s.rows.push({ kind: 'gap', text: `Line ${newNo}${where ? ' · ' + where : ''}` });
+      const line = m.editor_diff_line({ line: newNo });
+      s.rows.push({ kind: 'gap', text: where ? `${line} · ${where}` : line });
       continue;
     }
     const s = section();

@@ -9,6 +9,7 @@
 import { ApiError, type Client } from '../api';
 import type { FileDiff, FileHunks, FSRefusedPayload, Hunk, HunkAction, RevertResult, TurnChanges } from '../api/types';
 import { lastReject, pending } from '../lib/hunks';
+import { m } from '../lib/i18n.svelte';
 import { SvelteMap } from 'svelte/reactivity';
 import type { ToastStore } from './toasts.svelte';
 
@@ -157,14 +158,17 @@ export class CheckpointsStore {
   /** Reverts a turn's changes; the outcome is in `reverts` (a conflict keeps its diffs). */
   async revert(turn: number): Promise<RevertState> {
     const id = this.sessionId;
-    if (!id) return { state: 'error', error: new ApiError('bad_request', 'No session is open.') };
+    if (!id) return { state: 'error', error: new ApiError('bad_request', m.editor_no_session()) };
     this.reverts.set(turn, { state: 'reverting' });
     let out: RevertState;
     try {
       const result = await this.client.checkpoints.revert(id, turn);
       out = { state: 'done', result };
       const n = result.restored.length + result.deleted.length;
-      this.toasts.show({ message: `Reverted turn ${turn}: ${n} file${n === 1 ? '' : 's'}${result.skipped?.length ? `, ${result.skipped.length} skipped` : ''}.` });
+      const skipped = result.skipped?.length ?? 0;
+      this.toasts.show({
+        message: skipped ? m.editor_reverted_toast_skipped({ turn, count: n, skipped }) : m.editor_reverted_toast({ turn, count: n }),
+      });
     } catch (e) {
       const error = ApiError.from(e);
       out = error.code === 'conflict' ? { state: 'conflict', error } : { state: 'error', error };
@@ -213,7 +217,7 @@ export class CheckpointsStore {
       const err = ApiError.from(e);
       if (cur?.state === 'ok') this.hunks.set(k, cur);
       this.toasts.error(
-        err.code === 'conflict' ? `${path} changed since (or has unsaved edits): nothing was changed. ${err.message}` : `Could not review ${path}: ${err.message}`,
+        err.code === 'conflict' ? m.editor_review_conflict({ path, error: err.message }) : m.editor_review_failed({ path, error: err.message }),
       );
       return false;
     }
@@ -227,8 +231,8 @@ export class CheckpointsStore {
       const undo = lastReject(file.reviews);
       const n = hunks.length;
       this.toasts.show({
-        message: `Rejected ${n} change${n === 1 ? '' : 's'} in ${path}.`,
-        action: undo ? { label: 'Undo', run: () => void this.review(turn, path, 'restored', undo) } : undefined,
+        message: m.editor_rejected_toast({ count: n, path }),
+        action: undo ? { label: m.common_undo(), run: () => void this.review(turn, path, 'restored', undo) } : undefined,
       });
     }
     return true;
@@ -255,7 +259,7 @@ export class CheckpointsStore {
     try {
       const result = await this.client.checkpoints.undoRevert(id, turn);
       const n = result.restored.length + result.deleted.length;
-      this.toasts.show({ message: `Revert of turn ${turn} undone: ${n} file${n === 1 ? '' : 's'}.` });
+      this.toasts.show({ message: m.editor_revert_undone({ turn, count: n }) });
     } catch (e) {
       const error = ApiError.from(e);
       if (id === this.sessionId) this.reverts.set(turn, error.code === 'conflict' ? { state: 'conflict', error } : { state: 'error', error });
@@ -272,7 +276,5 @@ export class CheckpointsStore {
 
 /** The words for an agent's refused file request (event fs:refused): outside the folder is always refused. */
 export function fsRefusedMessage(p: FSRefusedPayload): string {
-  return p.outside
-    ? `An agent asked for ${p.path}: outside the notes folder: refused. Agents only reach files inside the open folder.`
-    : `An agent asked for ${p.path}: refused (${p.reason}).`;
+  return p.outside ? m.editor_fs_refused_outside({ path: p.path }) : m.editor_fs_refused({ path: p.path, reason: p.reason });
 }

@@ -24,6 +24,7 @@
 
 import { ApiError, type Client } from '../api';
 import type { BufferEvent, BufferState, PromptContext } from '../api/types';
+import { m } from '../lib/i18n.svelte';
 import { merge3 } from '../lib/merge';
 import { readBool, writeBool } from '../lib/prefs';
 import { baseName, isUnder } from '../lib/tree';
@@ -242,7 +243,7 @@ export class EditorStore {
         this.activate(tab.path);
         return tab;
       } catch (e) {
-        this.toasts.error(`Could not open ${baseName(path)}: ${ApiError.from(e).message}`);
+        this.toasts.error(m.editor_open_failed({ name: baseName(path), error: ApiError.from(e).message }));
         return null;
       } finally {
         this.opening.delete(path);
@@ -257,14 +258,12 @@ export class EditorStore {
     if (!tab || tab.closed) return true;
     if (tab.dirty) {
       const v = await this.confirm.ask({
-        title: `Save changes to ${tab.name}?`,
-        message: tab.deleted
-          ? 'The file was deleted on disk. Saving writes it again; closing without saving loses it.'
-          : 'Your changes are lost if you close without saving.',
+        title: m.editor_confirm_save_title({ name: tab.name }),
+        message: tab.deleted ? m.editor_confirm_deleted() : m.editor_confirm_lost(),
         buttons: [
-          { label: 'Save', value: 'save', kind: 'primary' },
-          { label: 'Don’t save', value: 'discard', kind: 'danger' },
-          { label: 'Cancel', value: 'cancel' },
+          { label: m.common_save(), value: 'save', kind: 'primary' },
+          { label: m.editor_dont_save(), value: 'discard', kind: 'danger' },
+          { label: m.common_cancel(), value: 'cancel' },
         ],
       });
       if (v === 'cancel') return false;
@@ -284,12 +283,12 @@ export class EditorStore {
     const dirty = this.tabs.filter((t) => t.dirty);
     if (dirty.length > 0) {
       const v = await this.confirm.ask({
-        title: dirty.length === 1 ? `Save changes to ${dirty[0].name}?` : `Save changes to ${dirty.length} notes?`,
+        title: dirty.length === 1 ? m.editor_confirm_save_title({ name: dirty[0].name }) : m.editor_confirm_save_many_title({ count: dirty.length }),
         message: dirty.map((t) => t.path).join('\n'),
         buttons: [
-          { label: dirty.length === 1 ? 'Save' : 'Save all', value: 'save', kind: 'primary' },
-          { label: 'Discard', value: 'discard', kind: 'danger' },
-          { label: 'Cancel', value: 'cancel' },
+          { label: dirty.length === 1 ? m.common_save() : m.editor_save_all(), value: 'save', kind: 'primary' },
+          { label: m.editor_discard(), value: 'discard', kind: 'danger' },
+          { label: m.common_cancel(), value: 'cancel' },
         ],
       });
       if (v === 'cancel') return false;
@@ -344,7 +343,7 @@ export class EditorStore {
     try {
       st = await this.client.files.update(tab.path, text);
     } catch (e) {
-      if (!tab.closed) this.toasts.error(`Could not keep the edits of ${tab.name} in mnote: ${ApiError.from(e).message}`);
+      if (!tab.closed) this.toasts.error(m.editor_push_failed({ name: tab.name, error: ApiError.from(e).message }));
       return;
     }
     if (tab.closed) return;
@@ -359,7 +358,7 @@ export class EditorStore {
     if (!tab || tab.closed) return false;
     this.clearTimer(this.saveTimers, tab);
     if (tab.conflict) {
-      if (!auto) this.toasts.error(`${tab.name} changed on disk: choose Keep mine or Take theirs first.`);
+      if (!auto) this.toasts.error(m.editor_save_conflict({ name: tab.name }));
       return false;
     }
     if (tab.saving) return false;
@@ -376,9 +375,9 @@ export class EditorStore {
       if (err.code === 'conflict') {
         tab.conflict = true;
         tab.goDirty = true;
-        if (!auto) this.toasts.error(`${tab.name} changed on disk since it was opened: choose Keep mine or Take theirs.`);
+        if (!auto) this.toasts.error(m.editor_save_conflict_opened({ name: tab.name }));
       } else {
-        this.toasts.error(`Could not save ${tab.name}: ${err.message}`);
+        this.toasts.error(m.editor_save_failed({ name: tab.name, error: err.message }));
       }
       if (tab.pending) this.setTimer(this.pushTimers, tab, this.updateDelayMs, () => void this.push(tab));
       return false;
@@ -524,7 +523,7 @@ export class EditorStore {
       if (take === 'mine' && tab.pending) await this.push(tab);
       st = await this.client.files.resolve(tab.path, take);
     } catch (e) {
-      this.toasts.error(`Could not resolve ${tab.name}: ${ApiError.from(e).message}`);
+      this.toasts.error(m.editor_resolve_failed({ name: tab.name, error: ApiError.from(e).message }));
       return;
     }
     if (tab.closed) return;
