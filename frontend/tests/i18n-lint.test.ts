@@ -6,26 +6,20 @@
 // components, stores and lib modules. A line (or the line after a comment)
 // marked `i18n-ignore` is exempt: use it for text that is not interface
 // text (a code sample, a brand name, a test id), and say why beside it.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { parse } from 'svelte/compiler';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = join(__dirname, '..', 'src');
-const SKIP_DIRS = new Set(['paraglide']);
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) {
-      if (!SKIP_DIRS.has(name)) out.push(...files(p));
-    } else if (/\.(svelte|ts)$/.test(name) && !name.endsWith('.d.ts')) {
-      out.push(p);
-    }
-  }
-  return out;
-}
+// Every source file of the page (not the generated src/paraglide), read by
+// Vite at test time, keyed by its path relative to src/.
+const SOURCES: Record<string, string> = Object.fromEntries(
+  Object.entries(
+    import.meta.glob<string>(['../src/**/*.svelte', '../src/**/*.ts', '!../src/paraglide/**', '!../src/**/*.d.ts'], {
+      eager: true,
+      query: '?raw',
+      import: 'default',
+    }),
+  ).map(([k, v]) => [k.replace(/^\.\.\/src\//, ''), v]),
+);
 
 // Attributes whose value a person reads (on HTML elements; on components,
 // any attribute whose value looks like prose counts).
@@ -222,7 +216,7 @@ function scanAttrs(el: Node, src: string, lines: string[], file: string, hits: H
 export function lint(file: string, src: string): Hit[] {
   const hits: Hit[] = [];
   const lines = src.split('\n');
-  const rel = relative(ROOT, file);
+  const rel = file;
   if (file.endsWith('.svelte')) {
     const ast = parse(src, { modern: true }) as unknown as { instance?: Node; module?: Node; fragment: Node };
     if (ast.instance) scanJs(ast.instance.content, src, lines, rel, hits);
@@ -250,14 +244,15 @@ describe('interface text comes from the catalogue', () => {
 
   it('finds hard-coded text in a component (so a clean run means something)', () => {
     const hits = lint(
-      join(ROOT, 'components', 'Probe.svelte'),
+      'components/Probe.svelte',
       `<script lang="ts">\n  const label = 'Delete note';\n</script>\n<button title="Close">Send</button>\n<input placeholder={busy ? 'Wait…' : m.x()} />\n<Dialog message="Are you sure?" />\n<div class="a b">{count}</div>\n`,
     );
     expect(hits.map((h) => h.text)).toEqual(['Delete note', 'title="Close"', 'Send', 'Wait…', 'message="Are you sure?"']);
   });
 
   it('no component, store or lib module has hard-coded text', () => {
-    const all = files(ROOT).flatMap((f) => lint(f, readFileSync(f, 'utf8')));
+    expect(Object.keys(SOURCES).length).toBeGreaterThan(80);
+    const all = Object.entries(SOURCES).flatMap(([f, src]) => lint(f, src));
     const report = all.map((h) => `${h.file}:${h.line}: ${JSON.stringify(h.text)}`).join('\n');
     expect(all.length, `hard-coded text (put it in messages/<area>/{en,zh-CN}.json):\n${report}`).toBe(0);
   });
