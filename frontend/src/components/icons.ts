@@ -1,6 +1,7 @@
 // Stroke icons on a 24×24 grid (drawn for mnote), as SVG path data.
 
 const circle = (cx: number, cy: number, r: number) =>
+  // i18n-ignore: SVG path data
   `M${cx - r} ${cy}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0`;
 
 export const ICONS = {

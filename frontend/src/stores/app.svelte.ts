@@ -4,6 +4,7 @@
 import { ApiError, getClient, type Client } from '../api';
 import type { PromptExtras, ThreadEvent, WorkspaceChanged } from '../api/types';
 import type { Scheduler } from '../lib/frame';
+import { m } from '../lib/i18n.svelte';
 import { AgentsStore } from './agents.svelte';
 import { CheckpointsStore, fsRefusedMessage } from './checkpoints.svelte';
 import { ConfirmStore } from './confirm.svelte';
@@ -120,7 +121,7 @@ export class AppState {
     const name = agent ?? this.agents.current?.name;
     if (!name) {
       this.ui.runtimeOpen = true;
-      this.toasts.error('Pick an agent first.');
+      this.toasts.error(m.app_pick_agent_first);
       return false;
     }
     if (this.creating) return false;
@@ -133,7 +134,8 @@ export class AppState {
       const err = ApiError.from(e);
       // The user's own Cancel: nothing to say.
       if (this.agents.takeCancelled(name)) return false;
-      this.toasts.error(`Could not start ${this.agents.byName(name)?.title || name}: ${err.message}`);
+      const agentTitle = this.agents.byName(name)?.title || name;
+      this.toasts.error(() => m.app_start_failed({ agent: agentTitle, error: err.message }));
       void this.agents.refresh();
       // A start that failed shows its stderr where the user waits
       // (AgentStarting); the Agents dialog is for installing or signing in.
@@ -184,7 +186,8 @@ export class AppState {
       this.notes.reset();
       return true;
     } catch (e) {
-      this.toasts.error(`Could not open ${dir.trim()}: ${ApiError.from(e).message}`);
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.app_open_dir_failed({ dir: dir.trim(), error }));
       return false;
     }
   }
@@ -197,7 +200,8 @@ export class AppState {
       if (w) this.notes.reset();
       return !!w;
     } catch (e) {
-      this.toasts.error(`Could not open a folder: ${ApiError.from(e).message}`);
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.app_open_folder_failed({ error }));
       return false;
     }
   }

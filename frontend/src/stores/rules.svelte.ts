@@ -3,11 +3,8 @@
 
 import { ApiError, type Client } from '../api';
 import type { PermissionRule } from '../api/types';
+import { m } from '../lib/i18n.svelte';
 import type { ToastStore } from './toasts.svelte';
-
-const t = {
-  revoked: (r: PermissionRule) => `Revoked: the agent asks again before “${r.toolKind}”.`,
-};
 
 export class RulesStore {
   rules: PermissionRule[] = $state.raw([]);
@@ -41,7 +38,7 @@ export class RulesStore {
       return false;
     }
     this.rules = this.rules.filter((x) => !(x.agent === r.agent && x.workspace === r.workspace && x.toolKind === r.toolKind));
-    this.toasts.show({ message: t.revoked(r) });
+    this.toasts.show({ message: () => m.app_rule_revoked({ kind: r.toolKind }) });
     return true;
   }
 }

@@ -3,6 +3,7 @@
 import { ApiError, type Client } from '../api';
 import type { AgentSessions, SessionSummary, SessionsChanged, ThreadEvent } from '../api/types';
 import { SvelteSet } from 'svelte/reactivity';
+import { m } from '../lib/i18n.svelte';
 import type { ToastStore } from './toasts.svelte';
 
 const PAGE = 200;
@@ -126,7 +127,8 @@ export class SessionsStore {
       this.onRefresh?.(this.items);
     } catch (e) {
       this.items = prev;
-      this.toasts.error(`Could not rename: ${ApiError.from(e).message}`);
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.app_rename_failed({ error }));
     }
   }
 
@@ -141,12 +143,13 @@ export class SessionsStore {
     } catch (e) {
       this.hidden.delete(id);
       this.items = prev;
-      this.toasts.error(`Could not delete: ${ApiError.from(e).message}`);
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.app_delete_failed({ error }));
       return false;
     }
     this.toasts.show({
-      message: `Deleted “${s?.title || 'Untitled session'}”`,
-      action: { label: 'Undo', run: () => this.restore(id) },
+      message: () => m.app_deleted({ title: s?.title || m.common_untitled_session() }),
+      action: { label: m.common_undo, run: () => this.restore(id) },
     });
     return true;
   }
@@ -157,7 +160,8 @@ export class SessionsStore {
       const s = await this.client.sessions.restore(id);
       this.items = [s, ...this.items.filter((x) => x.id !== id)].sort((a, b) => b.updatedMs - a.updatedMs);
     } catch (e) {
-      this.toasts.error(`Could not restore: ${ApiError.from(e).message}`);
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.app_restore_failed({ error }));
     }
     void this.refresh();
   }
