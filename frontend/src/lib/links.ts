@@ -166,7 +166,5 @@ export function groupHits(hits: readonly NoteHit[]): { path: string; hits: NoteH
   return [...groups].map(([path, hs]) => ({ path, hits: hs.sort((a, b) => a.line - b.line) }));
 }
 
-/** A key event that belongs to an IME composition (Chinese, Japanese… input): never a shortcut or Enter. */
-export function isComposing(e: KeyboardEvent): boolean {
-  return e.isComposing || e.keyCode === 229;
-}
+// Kept for the modules that import it from here; the one implementation is lib/ime.ts.
+export { isComposing } from './ime';

@@ -3,10 +3,14 @@
 // and flattened into the rows the tree view shows (only open folders, or
 // the matches of a name filter and the folders leading to them).
 //
-// Order matches Go's (workspace/tree.go): folders first, then names in
-// natural, case-insensitive order ("Note 2" < "Note 10").
+// Order: folders first, then names in the interface locale's collation,
+// case-insensitive, runs of digits by value ("Note 2" < "Note 10"; in
+// Chinese, names by pinyin: "笔记2" < "笔记10" < "中文"). Go sends the tree
+// in its own natural order (workspace/tree.go); the store sorts it again
+// with sortTree, and again when the interface language changes.
 
 import type { TreeNode } from '../api/types';
+import { locale } from './i18n.svelte';
 
 /** Markdown extensions, as Go's workspace.IsMarkdown. */
 const MD_EXT = new Set(['.md', '.markdown', '.mdown', '.mkd', '.mkdn', '.mdx']);
@@ -85,10 +89,39 @@ export function naturalCompare(a: string, b: string): number {
   return ra === rb ? 0 : ra < rb ? -1 : 1;
 }
 
-/** Folders first, then natural order; ties by code units (as Go). */
+let collator: Intl.Collator | null = null;
+let collatorLocale = '';
+
+/** The collator of the interface locale (numeric, case-insensitive). */
+function nameCollator(): Intl.Collator {
+  const l = locale();
+  if (!collator || collatorLocale !== l) {
+    collator = new Intl.Collator(l, { numeric: true, sensitivity: 'base' });
+    collatorLocale = l;
+  }
+  return collator;
+}
+
+/** Names in the interface locale's natural order; ties by code units. */
+export function compareNames(a: string, b: string): number {
+  return nameCollator().compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** Folders first, then names (compareNames). */
 export function compareNodes(a: TreeNode, b: TreeNode): number {
   if (!!a.dir !== !!b.dir) return a.dir ? -1 : 1;
-  return naturalCompare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return compareNames(a.name, b.name);
+}
+
+/** Sorts every folder's children (compareNodes) in place; returns the locale it sorted for. */
+export function sortTree(root: TreeNode): string {
+  const walk = (n: TreeNode) => {
+    if (!n.children) return;
+    n.children.sort(compareNodes);
+    for (const c of n.children) walk(c);
+  };
+  walk(root);
+  return locale();
 }
 
 /** The node at path ("" is the root), walking from the root. */

@@ -6,32 +6,12 @@
 
 import { ApiError, type Client } from '../api';
 import type { NoteHeading, NoteHit, NoteLink, NotesIndexStatus, WorkspaceChanged } from '../api/types';
+import { m } from '../lib/i18n.svelte';
 import { isSafeHref } from '../lib/markdown';
 import { dirName, isMarkdown } from '../lib/tree';
 import { linkFragment, newNotePath, noteName, relativeLinkPath, type LineLink, type LinkCompletion } from '../lib/links';
 import type { ConfirmStore } from './confirm.svelte';
 import type { ToastStore } from './toasts.svelte';
-
-/** Every user-visible string of this store (the i18n catalogue replaces them later). */
-const t = {
-  createTitle: (name: string) => `Create “${name}”?`,
-  createMessage: (path: string) => `No note has this name yet. Create ${path} and open it?`,
-  create: 'Create',
-  cancel: 'Cancel',
-  badName: (name: string) => `“${name}” cannot be a note’s name.`,
-  linksUpdated: (links: number, notes: number) => `Updated ${plural(links, 'link')} in ${plural(notes, 'note')}.`,
-  linksSkipped: (n: number) => ` ${plural(n, 'note')} with unsaved edits left alone.`,
-  undo: 'Undo',
-  undone: (n: number) => `Links put back in ${plural(n, 'note')}.`,
-  updateFailed: (m: string) => `Could not update the links: ${m}`,
-  undoConflict: 'Could not undo: a note changed since its links were updated.',
-  undoFailed: (m: string) => `Could not undo: ${m}`,
-  resolveFailed: (m: string) => `Could not follow the link: ${m}`,
-};
-
-export function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
-}
 
 /** The open linking-update offer: "Update N links in M notes?". */
 export interface LinkOffer {
@@ -265,7 +245,8 @@ export class NotesStore {
       if (!isMarkdown(rel)) return { path: rel, target: rel, heading: '' };
       return { path: await this.client.notes.resolve(from, rel, false), target: rel, heading: linkFragment(link.href) };
     } catch (e) {
-      if (!quiet) this.toasts.error(t.resolveFailed(ApiError.from(e).message));
+      const error = ApiError.from(e).message;
+      if (!quiet) this.toasts.error(() => m.notes_link_failed({ error }));
       return null;
     }
   }
@@ -282,15 +263,16 @@ export class NotesStore {
     if (r.path) return this.openAtHeading(r.path, r.heading);
     const path = link.kind === 'wiki' ? newNotePath(from, r.target) : r.target;
     if (!path) {
-      this.toasts.error(t.badName(r.target));
+      const name = r.target;
+      this.toasts.error(() => m.notes_bad_name({ name }));
       return false;
     }
     const v = await this.confirm.ask({
-      title: t.createTitle(noteName(path)),
-      message: t.createMessage(path),
+      title: () => m.notes_create_title({ name: noteName(path) }),
+      message: () => m.notes_create_message({ path }),
       buttons: [
-        { label: t.create, value: 'create', kind: 'primary' },
-        { label: t.cancel, value: 'cancel' },
+        { label: m.notes_create, value: 'create', kind: 'primary' },
+        { label: m.common_cancel, value: 'cancel' },
       ],
     });
     if (v !== 'create') return false;
@@ -338,24 +320,26 @@ export class NotesStore {
     try {
       r = await this.client.notes.updateLinks(o.from, o.to);
     } catch (e) {
-      this.toasts.error(t.updateFailed(ApiError.from(e).message));
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.notes_links_update_failed({ error }));
       return;
     }
     const undo = r.undo;
-    const skipped = r.skipped?.length ? t.linksSkipped(r.skipped.length) : '';
+    const skipped = r.skipped?.length ?? 0;
+    const counts = { links: r.links, notes: r.changed.length };
     this.toasts.show({
-      message: t.linksUpdated(r.links, r.changed.length) + skipped,
+      message: () => (skipped ? m.notes_links_updated_skipped({ ...counts, skipped }) : m.notes_links_updated(counts)),
       timeoutMs: 12000,
       action: undo
         ? {
-            label: t.undo,
+            label: m.common_undo,
             run: async () => {
               try {
                 const restored = await this.client.notes.undoUpdateLinks(undo);
-                this.toasts.show({ message: t.undone(restored.length) });
+                this.toasts.show({ message: () => m.notes_links_undone({ count: restored.length }) });
               } catch (e) {
                 const err = ApiError.from(e);
-                this.toasts.error(err.code === 'conflict' ? t.undoConflict : t.undoFailed(err.message));
+                this.toasts.error(err.code === 'conflict' ? m.notes_links_undo_conflict : () => m.notes_links_undo_failed({ error: err.message }));
               }
             },
           }

@@ -22,8 +22,10 @@ import {
   joinPath,
   moveNode,
   removeNode,
+  sortTree,
   type Row,
 } from '../lib/tree';
+import { locale, m } from '../lib/i18n.svelte';
 import { readBool, writeBool } from '../lib/prefs';
 import { SvelteMap } from 'svelte/reactivity';
 import type { ToastStore } from './toasts.svelte';
@@ -65,10 +67,14 @@ export class WorkspaceStore {
   /** Number of files and folders in the tree (for the header). */
   count = $state(0);
 
+  /** The locale the tree's children are sorted for (lib/tree sortTree). */
+  private sortedFor = '';
+
   readonly rows: Row[] = $derived.by(() => {
     void this.version;
     const root = this.root;
     if (!root) return [];
+    if (locale() !== this.sortedFor) this.sortedFor = sortTree(root); // the interface language changed
     return this.query ? filterRows(root, this.query) : flatten(root, this.open);
   });
 
@@ -159,6 +165,7 @@ export class WorkspaceStore {
         try {
           const root = await this.client.workspace.tree(this.showAll ? { all: true } : {});
           if (token !== this.treeToken) continue;
+          this.sortedFor = sortTree(root);
           this.root = root;
           this.count = countNodes(root);
           this.error = null;
@@ -245,6 +252,7 @@ export class WorkspaceStore {
       return;
     }
     if (!this.root || list.length === 0) return;
+    if (locale() !== this.sortedFor) this.sortedFor = sortTree(this.root); // patches insert in the current order
     let changed = false;
     for (const c of list) {
       if (!c || typeof c.path !== 'string' || c.path === '') continue;
@@ -358,7 +366,7 @@ export class WorkspaceStore {
     const clean = name.trim().replace(/^\/+|\/+$/g, '');
     if (!clean) return null;
     if (clean.split('/').some((s) => s === '..' || s === '.')) {
-      this.toasts.error('A name cannot contain “.” or “..” folders.');
+      this.toasts.error(m.notes_name_dots);
       return null;
     }
     const file = isDir || /\.[^/.]+$/.test(clean) ? clean : clean + '.md';
@@ -366,11 +374,12 @@ export class WorkspaceStore {
     try {
       await this.client.files.create(path, isDir);
     } catch (e) {
-      this.toasts.error(`Could not create ${file}: ${ApiError.from(e).message}`);
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.notes_create_failed({ name: file, error }));
       return null;
     }
     this.applyChanges([{ path, op: 'created', dir: isDir, origin: 'app' }]);
-    if (!isDir && !this.shows(path, false)) this.toasts.show({ message: `${file} is not a Markdown file: turn on “All files” to see it.` });
+    if (!isDir && !this.shows(path, false)) this.toasts.show({ message: () => m.notes_not_markdown({ name: file }) });
     this.reveal(path);
     return path;
   }
@@ -380,7 +389,7 @@ export class WorkspaceStore {
     const name = newName.trim();
     if (!name || name === baseName(path)) return Promise.resolve(null);
     if (name.includes('/') || name === '.' || name === '..') {
-      this.toasts.error('A name cannot contain “/”. Drag the file onto a folder to move it.');
+      this.toasts.error(m.notes_name_slash);
       return Promise.resolve(null);
     }
     return this.move(path, joinPath(dirName(path), name));
@@ -390,14 +399,15 @@ export class WorkspaceStore {
   async move(path: string, to: string): Promise<string | null> {
     if (path === to) return null;
     if (isUnder(to, path)) {
-      this.toasts.error('A folder cannot go inside itself.');
+      this.toasts.error(m.notes_move_into_itself);
       return null;
     }
     const n = this.node(path);
     try {
       await this.client.files.rename(path, to);
     } catch (e) {
-      this.toasts.error(`Could not move ${baseName(path)}: ${ApiError.from(e).message}`);
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.notes_move_failed({ name: baseName(path), error }));
       return null;
     }
     this.applyChanges([{ path: to, from: path, op: 'renamed', dir: !!n?.dir, origin: 'app' }]);
@@ -419,21 +429,23 @@ export class WorkspaceStore {
     try {
       trash = await this.client.files.delete(path);
     } catch (e) {
-      this.toasts.error(`Could not delete ${baseName(path)}: ${ApiError.from(e).message}`);
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.notes_delete_failed({ name: baseName(path), error }));
       return false;
     }
     this.applyChanges([{ path, op: 'removed', dir: !!n?.dir, origin: 'app' }]);
     this.toasts.show({
-      message: `Deleted ${baseName(path)}`,
+      message: () => m.notes_deleted({ name: baseName(path) }),
       action: {
-        label: 'Undo',
+        label: m.common_undo,
         run: async () => {
           try {
             await this.client.files.restore(trash);
             this.applyChanges([{ path, op: 'created', dir: !!n?.dir, origin: 'app' }]);
             if (n?.dir) this.scheduleRefresh(); // its contents came back too
           } catch (e) {
-            this.toasts.error(`Could not restore ${baseName(path)}: ${ApiError.from(e).message}`);
+            const error = ApiError.from(e).message;
+            this.toasts.error(() => m.notes_restore_failed({ name: baseName(path), error }));
           }
         },
       },
