@@ -33,6 +33,10 @@ BIN     := build/bin
 TIMED   := scripts/timed
 TIMINGS := .cache/test-timings.txt
 
+# A pinned Node.js, when scripts/node.sh had to fetch one (the system's is
+# older than the UI build needs), comes first on PATH for every recipe.
+export PATH := $(CURDIR)/.cache/node/bin:$(PATH)
+
 # CI clones may lack a full git history.
 ifeq ($(filter -buildvcs=%,$(GOFLAGS)),)
 export GOFLAGS := $(strip $(GOFLAGS) -buildvcs=false)

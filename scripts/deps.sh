@@ -82,8 +82,8 @@ if ((${#missing[@]})); then
 	fi
 fi
 
-if [[ -f frontend/package.json ]]; then
-	command -v npm >/dev/null || die "frontend/package.json exists but npm is not installed (Node 20 or newer)"
-fi
+# Node.js 20.19+ and npm for the UI build (a pinned copy in .cache/node
+# where the system's is older, e.g. Debian 12's Node 18).
+scripts/node.sh
 
 go mod download
