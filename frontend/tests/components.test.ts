@@ -46,7 +46,7 @@ describe('ToolCard', () => {
     expect(card.getAttribute('data-status')).toBe('completed');
     expect(card.querySelector('.title')?.textContent).toBe('Edit notes/todo.md');
     expect(card.querySelector('.badge')?.textContent?.trim()).toBe('Done');
-    expect(card.querySelector('.dur')?.textContent).toBe('1.5 s');
+    expect(card.querySelector('.dur')?.textContent).toBe('1.5s');
     expect(card.querySelector('.loc')?.textContent).toBe('todo.md:3');
 
     const diff = card.querySelector('[data-testid="diff"]')!;

@@ -3,13 +3,8 @@
 // relative to the notes folder, and a card's status that agrees with the
 // decision and with the turn.
 import type { PermissionOption, RawToolCall, ToolCall } from '../api/types';
-import { DECISION_LABEL, KIND_LABEL, STATUS_LABEL, STATUS_TONE, commandOf } from './tooltext';
-
-export const t = {
-  outside: 'outside the notes folder',
-  notFinished: 'Not finished',
-  toolCall: 'Tool call',
-};
+import { m } from '../lib/i18n.svelte';
+import { STATUS_TONE, commandOf, decisionLabel, kindLabel, statusLabel } from './tooltext';
 
 /** A one-time option: what Enter may pick (never an always-choice). */
 export function isOnce(o: PermissionOption): boolean {
@@ -88,12 +83,12 @@ export function requestPaths(tc: RawToolCall): string[] {
 export function permissionTitle(title: string | undefined, kind: string, tc: RawToolCall, root: string | undefined): string {
   const own = (title ?? '').trim();
   if (own && !looksLikeJSON(own)) return own.length > 200 ? own.slice(0, 200) + '…' : own;
-  const what = KIND_LABEL[kind] ?? KIND_LABEL.other;
+  const what = kindLabel(kind) || kindLabel('other');
   const path = requestPaths(tc)[0];
-  if (path) return `${what} ${pathLabel(path, root).label}`;
+  if (path) return m.chat_perm_title_path({ kind: what, path: pathLabel(path, root).label });
   const cmd = commandOf(tc.rawInput);
-  if (cmd) return `${what}: ${cmd.length > 120 ? cmd.slice(0, 120) + '…' : cmd}`;
-  return what || t.toolCall;
+  if (cmd) return m.chat_perm_title_command({ kind: what, command: cmd.length > 120 ? cmd.slice(0, 120) + '…' : cmd });
+  return what || m.chat_tool_call();
 }
 
 export interface CardStatus {
@@ -116,12 +111,12 @@ export function cardStatus(tool: Pick<ToolCall, 'status' | 'decision' | 'endedMs
   const decision = tool.decision ?? '';
   const open = status === 'in_progress' || status === 'pending';
   if (open && (!live || tool.endedMs)) {
-    return { label: t.notFinished, tone: '', spinner: false, decision: decision ? (DECISION_LABEL[decision] ?? decision) : '' };
+    return { label: m.chat_not_finished(), tone: '', spinner: false, decision: decision ? decisionLabel(decision) : '' };
   }
-  const label = STATUS_LABEL[status] ?? status;
+  const label = statusLabel(status);
   const tone = STATUS_TONE[status] ?? '';
   if (!decision || status === 'awaiting_permission') return { label, tone, spinner: status === 'in_progress', decision: '' };
-  const named = DECISION_LABEL[decision] ?? decision;
+  const named = decisionLabel(decision);
   if ((status === 'rejected' && decision.startsWith('reject')) || (status === 'cancelled' && decision === 'cancelled')) {
     return { label: named, tone, spinner: false, decision: '' };
   }

@@ -3,6 +3,11 @@
 // of an answer before it is sent. The check mirrors Go's
 // acp.ElicitationSchema.ValidateContent (the bridge checks again and
 // answers bad_request with "field: reason" lines, parsed by parseDetails).
+// The texts (Form.unsupported, reasonText) are in the interface language:
+// build the form and the reasons while rendering (in a $derived).
+
+import { num as formatNum } from './format';
+import { m } from './i18n.svelte';
 
 export type FieldKind = 'text' | 'number' | 'integer' | 'boolean' | 'select' | 'multiselect';
 
@@ -86,7 +91,7 @@ function choicesOf(p: Obj): Choice[] {
 export function buildForm(schema: unknown): Form {
   const form: Form = { title: '', description: '', fields: [], unsupported: '' };
   if (!isObj(schema)) {
-    form.unsupported = 'the question has no form';
+    form.unsupported = m.chat_elicit_no_form();
     return form;
   }
   form.title = str(schema.title);
@@ -128,11 +133,11 @@ export function buildForm(schema: unknown): Form {
         f.choices = isObj(raw.items) ? choicesOf(raw.items) : [];
         f.minItems = num(raw.minItems);
         f.maxItems = num(raw.maxItems);
-        if (!f.choices.length) form.unsupported = `the field “${f.label}” has no choices`;
+        if (!f.choices.length) form.unsupported = m.chat_elicit_no_choices({ field: f.label });
         break;
       }
       default:
-        form.unsupported = `the field “${f.label}” is of a kind this form cannot ask`;
+        form.unsupported = m.chat_elicit_bad_kind({ field: f.label });
         continue;
     }
     form.fields.push(f);
@@ -169,7 +174,7 @@ const EMAIL = /^[^\s@<>()]+@[^\s@<>()]+$/;
 
 function validDate(s: string): boolean {
   if (!DATE.test(s)) return false;
-  const d = new Date(s + 'T00:00:00Z');
+  const d = new Date(s + 'T00:00:00Z'); // i18n-ignore: an ISO 8601 time, not text
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
@@ -279,37 +284,38 @@ export function parseDetails(details: string | undefined): Record<string, Reason
 
 /** A sentence for a refused field (the UI's wording of Go's codes). */
 export function reasonText(f: Field | undefined, r: Reason): string {
+  const n = (x: number | undefined) => (x === undefined ? '' : formatNum(x));
   switch (r) {
     case 'required':
-      return 'Required.';
+      return m.chat_elicit_err_required();
     case 'type':
-      return f?.kind === 'integer' ? 'Enter a whole number.' : f?.kind === 'number' ? 'Enter a number.' : 'Not a valid value.';
+      return f?.kind === 'integer' ? m.chat_elicit_err_integer() : f?.kind === 'number' ? m.chat_elicit_err_number() : m.chat_elicit_err_type();
     case 'min':
-      return `At least ${f?.min}.`;
+      return m.chat_elicit_err_min({ min: n(f?.min) });
     case 'max':
-      return `At most ${f?.max}.`;
+      return m.chat_elicit_err_max({ max: n(f?.max) });
     case 'minLength':
-      return `At least ${f?.minLength} characters.`;
+      return m.chat_elicit_err_min_length({ count: f?.minLength ?? 0 });
     case 'maxLength':
-      return `At most ${f?.maxLength} characters.`;
+      return m.chat_elicit_err_max_length({ count: f?.maxLength ?? 0 });
     case 'pattern':
-      return 'Not in the expected form.';
+      return m.chat_elicit_err_pattern();
     case 'format':
       return f?.format === 'email'
-        ? 'Enter an e-mail address.'
+        ? m.chat_elicit_err_email()
         : f?.format === 'uri'
-          ? 'Enter an address such as https://example.org.'
+          ? m.chat_elicit_err_uri()
           : f?.format === 'date'
-            ? 'Enter a date (YYYY-MM-DD).'
-            : 'Enter a date and time.';
+            ? m.chat_elicit_err_date()
+            : m.chat_elicit_err_date_time();
     case 'choice':
-      return 'Choose one of the options.';
+      return m.chat_elicit_err_choice();
     case 'minItems':
-      return `Choose at least ${f?.minItems}.`;
+      return m.chat_elicit_err_min_items({ count: f?.minItems ?? 0 });
     case 'maxItems':
-      return `Choose at most ${f?.maxItems}.`;
+      return m.chat_elicit_err_max_items({ count: f?.maxItems ?? 0 });
     case 'unknown':
-      return 'The question has no such field.';
+      return m.chat_elicit_err_unknown();
   }
-  return 'Not accepted.';
+  return m.chat_elicit_err_other();
 }

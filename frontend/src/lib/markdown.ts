@@ -12,11 +12,18 @@
 // HTML cached by its source, so a streaming message re-renders only its last
 // block and a long transcript renders a message once however often it is
 // scrolled past.
+//
+// The HTML carries interface text (the copy button, a code block's
+// language when it has none, remote-image links) in the locale in use when
+// it was rendered: the cache is per locale, and MarkdownStream.update reads
+// the locale (so a $derived calling it re-runs) and renders again when it
+// changed.
 
 import { Marked, type Token, type Tokens } from 'marked';
 import DOMPurify, { type Config } from 'dompurify';
 import { escapeHtml } from './html';
 import { highlight } from './highlight';
+import { locale, m } from './i18n.svelte';
 import { wikiParts } from './links';
 
 export interface MarkdownOptions {
@@ -162,8 +169,8 @@ function codeBlock(text: string, lang: string): string {
   return (
     '<div class="code-block">' +
     '<div class="code-head">' +
-    `<span class="code-lang">${escapeHtml(language || 'text')}</span>` +
-    '<button type="button" class="copy-btn" aria-label="Copy code">Copy</button>' +
+    `<span class="code-lang">${escapeHtml(language || m.chat_code_text())}</span>` +
+    `<button type="button" class="copy-btn" aria-label="${escapeHtml(m.chat_code_copy())}">${escapeHtml(m.common_copy())}</button>` +
     '</div>' +
     `<pre><code class="hljs${cls}">${body}</code></pre>` +
     '</div>'
@@ -178,6 +185,13 @@ const md = new Marked({
     code({ text, lang }: Tokens.Code): string {
       return codeBlock(text, lang ?? '');
     },
+    // A task-list box, with its line in the block's source (see taskLines):
+    // the notes preview ticks it in the note.
+    checkbox(tok: Tokens.Checkbox): string {
+      const line = (tok as TaskCheckbox).line;
+      const at = typeof line === 'number' ? ` data-line="${line}"` : '';
+      return `<input type="checkbox" class="md-task"${tok.checked ? ' checked=""' : ''}${at} disabled=""> `;
+    },
     // Raw HTML is shown as text: agents write "<details>" in prose far more
     // often than they mean markup. <br> (common in tables) passes.
     html({ text }: Tokens.HTML | Tokens.Tag): string {
@@ -190,7 +204,7 @@ const md = new Marked({
       if (src !== null) return `<img src="${escapeHtml(src)}" alt="${alt}"${t}>`;
       const remote = remoteURL(href);
       if (remote) {
-        return `<a href="${escapeHtml(remote.href)}" class="md-remote-image"${t}>image: ${alt || escapeHtml(remote.href)}</a>`;
+        return `<a href="${escapeHtml(remote.href)}" class="md-remote-image"${t}>${m.chat_md_remote_image({ alt: alt || escapeHtml(remote.href) })}</a>`;
       }
       return alt;
     },
@@ -240,6 +254,50 @@ md.use({
   ],
 });
 
+// ---- task-list lines ----------------------------------------------------------
+//
+// Each task box's line in its top-level block (0: the block's first line),
+// found from the tokens' raw text (a block's children tile its text, line
+// for line: a quote's without its >, a list item's without its marker), so
+// a box can name the source line it came from.
+
+type TaskCheckbox = Tokens.Checkbox & { line?: number };
+
+function lineBreaks(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+function taskLines(tokens: readonly Token[], line: number): void {
+  for (const t of tokens) {
+    switch (t.type) {
+      case 'list': {
+        let l = line;
+        for (const item of (t as Tokens.List).items) {
+          taskLines(item.tokens, l);
+          l += lineBreaks(item.raw);
+        }
+        break;
+      }
+      case 'blockquote':
+        taskLines((t as Tokens.Blockquote).tokens, line);
+        break;
+      case 'paragraph':
+      case 'text': {
+        // A loose item's box is the first of its paragraph's inline tokens.
+        const first = (t as Tokens.Paragraph).tokens?.[0];
+        if (first?.type === 'checkbox') (first as TaskCheckbox).line = line;
+        break;
+      }
+      case 'checkbox':
+        (t as TaskCheckbox).line = line;
+        break;
+    }
+    line += lineBreaks(t.raw);
+  }
+}
+
 // ---- DOMPurify ---------------------------------------------------------------
 
 const ALLOWED_TAGS = [
@@ -249,7 +307,7 @@ const ALLOWED_TAGS = [
 ];
 const ALLOWED_ATTR = [
   'href', 'title', 'alt', 'src', 'class', 'type', 'checked', 'disabled', 'align', 'start', 'colspan', 'rowspan',
-  'aria-label',
+  'aria-label', 'data-line',
 ];
 const CLASS_OK = /^(hljs(-[\w-]+)?|language-[\w+-]+|code-(block|head|lang)|copy-btn|md-[\w-]+)$/;
 
@@ -299,11 +357,14 @@ function getPurifier(): Purifier {
         el.setAttribute('referrerpolicy', 'no-referrer');
         break;
       }
-      case 'INPUT':
-        // Only GFM task-list boxes, read-only.
+      case 'INPUT': {
+        // Only GFM task-list boxes, read-only (the notes preview enables its own).
         el.setAttribute('type', 'checkbox');
         el.setAttribute('disabled', '');
+        const line = el.getAttribute('data-line');
+        if (line !== null && !/^\d{1,9}$/.test(line)) el.removeAttribute('data-line');
         break;
+      }
       case 'BUTTON':
         el.setAttribute('type', 'button');
         break;
@@ -343,13 +404,14 @@ function cachePut(key: string, v: string): void {
 function renderToken(t: Token, useCache: boolean): string | string[] {
   if (t.type === 'space' || t.type === 'def') return '';
   if (t.raw.length > HUGE_BLOCK && t.type !== 'code') return plainPieces(t.raw);
-  const key = t.type + '\u0000' + t.raw;
+  const key = locale() + '\u0000' + t.type + '\u0000' + t.raw;
   if (useCache) {
     const hit = cacheGet(key);
     if (hit !== undefined) return hit;
   }
   let html: string;
   try {
+    taskLines([t], 0);
     html = sanitize(md.parser([t]));
   } catch {
     html = `<p>${escapeHtml(t.raw)}</p>`;
@@ -392,12 +454,26 @@ export class MarkdownStream {
   private lastAt = 0;
   private wasStreaming = false;
   private huge: PlainPieces | undefined; // the last block's pieces, when huge
+  private lang = '';
 
   /** @param streaming the text may still grow (skip caching its last block,
    * and throttle re-rendering a last block that is slow to render). */
   update(text: string, streaming = false): (string | string[])[] {
     const src = normalize(text);
     this.retryIn = 0;
+    // Another interface language: every block is rendered again (its copy
+    // button speaks the language).
+    const lang = locale();
+    if (lang !== this.lang) {
+      this.lang = lang;
+      this.src = '';
+      this.tokens = [];
+      this.starts = [];
+      this.htmls = [];
+      this.huge = undefined;
+      this.incremental = true;
+      this.lastCost = 0;
+    }
     if (src === this.src && !(!streaming && this.wasStreaming)) return this.htmls;
     const lastTok = this.tokens.length > 0 ? this.tokens[this.tokens.length - 1] : undefined;
     if (src === this.src && this.huge && lastTok?.raw === this.huge.raw && lastTok.raw.length > HUGE_BLOCK) {
@@ -507,6 +583,23 @@ export class MarkdownStream {
     this.htmls = htmls;
     return htmls;
   }
+
+  private lineStarts: number[] | null = null;
+  private lineTokens: Token[] | null = null;
+
+  /** The source line (1-based) where each block of the last update() starts. */
+  lines(): number[] {
+    if (this.lineStarts && this.lineTokens === this.tokens) return this.lineStarts;
+    const out: number[] = [];
+    let line = 1;
+    for (const t of this.tokens) {
+      out.push(line);
+      line += lineBreaks(t.raw);
+    }
+    this.lineStarts = out;
+    this.lineTokens = this.tokens;
+    return out;
+  }
 }
 
 // ---- clicks inside rendered Markdown -----------------------------------------
@@ -530,8 +623,8 @@ export function handleMarkdownClick(ev: MouseEvent, actions: MarkdownActions): v
     const code = btn.closest('.code-block')?.querySelector('pre code');
     const text = code?.textContent ?? '';
     void Promise.resolve(actions.copy(text)).then(
-      () => flash(btn, 'Copied'),
-      () => flash(btn, 'Failed'),
+      () => flash(btn, m.common_copied()),
+      () => flash(btn, m.common_failed()),
     );
     return;
   }
@@ -544,11 +637,10 @@ export function handleMarkdownClick(ev: MouseEvent, actions: MarkdownActions): v
 }
 
 function flash(btn: Element, label: string): void {
-  const prev = 'Copy';
   btn.textContent = label;
   btn.classList.add('md-copied');
   setTimeout(() => {
-    btn.textContent = prev;
+    btn.textContent = m.common_copy();
     btn.classList.remove('md-copied');
   }, 1200);
 }

@@ -26,6 +26,7 @@ import type {
   Usage,
 } from '../api/types';
 import { FrameBatcher, type Scheduler } from '../lib/frame';
+import { m } from '../lib/i18n.svelte';
 
 /** One entry, reactive on its own. `v` is replaced (never mutated) on change. */
 export class EntryCell {
@@ -46,6 +47,12 @@ export interface Notice {
 }
 
 let noticeIds = 0;
+
+/** A notice whose message is a getter: the text is made when it is read
+ * (while rendering), so switching the language rewords it at once. */
+function withMessage(n: Omit<Notice, 'id' | 'message'>, message: () => string): Omit<Notice, 'id'> {
+  return Object.defineProperty(n, 'message', { get: message, enumerable: true, configurable: true }) as Omit<Notice, 'id'>;
+}
 
 export class SessionStore {
   // ---- what components read -----------------------------------------------
@@ -392,12 +399,17 @@ export class SessionStore {
           this.endStreaming();
           if (p.error) {
             const err = typeof p.error === 'string' ? { message: p.error } : ApiError.from(p.error);
-            this.pushNotice({
-              level: 'error',
-              message: err.message || 'The turn failed.',
-              details: 'details' in err ? err.details : undefined,
-              code: 'code' in err ? err.code : undefined,
-            });
+            const text = err.message;
+            this.pushNotice(
+              withMessage(
+                {
+                  level: 'error',
+                  details: 'details' in err ? err.details : undefined,
+                  code: 'code' in err ? err.code : undefined,
+                },
+                () => text || m.chat_turn_failed(),
+              ),
+            );
           }
         }
         break;
@@ -494,7 +506,9 @@ export class SessionStore {
   // ---- notices -----------------------------------------------------------------
 
   pushNotice(n: Omit<Notice, 'id'> | NoticePayload): void {
-    const notice: Notice = { id: ++noticeIds, ...(n as Omit<Notice, 'id'>) };
+    // Copied with its property descriptors: a message that is a getter
+    // (withMessage) stays one, so it follows the interface language.
+    const notice = Object.defineProperties({ id: ++noticeIds }, Object.getOwnPropertyDescriptors(n)) as Notice;
     // The same message twice in a row stays one banner.
     const last = this.notices[this.notices.length - 1];
     if (last && last.message === notice.message && last.level === notice.level) return;
@@ -505,15 +519,22 @@ export class SessionStore {
     this.notices = this.notices.filter((n) => n.id !== id);
   }
 
-  private fail(e: unknown, what: string): ApiError {
+  /** An error notice; `what` words it around the error's own message
+   * (m.chat_fail_*), in the interface language whenever it is read. */
+  private fail(e: unknown, what: (p: { error: string }) => string): ApiError {
     const err = ApiError.from(e);
-    this.pushNotice({
-      level: 'error',
-      message: `${what}: ${err.message}`,
-      details: err.details,
-      code: err.code,
-      action: err.code === 'needs_auth' ? 'login' : err.code === 'agent_failed' ? 'restart' : undefined,
-    });
+    const error = err.message;
+    this.pushNotice(
+      withMessage(
+        {
+          level: 'error',
+          details: err.details,
+          code: err.code,
+          action: err.code === 'needs_auth' ? 'login' : err.code === 'agent_failed' ? 'restart' : undefined,
+        },
+        () => what({ error }),
+      ),
+    );
     return err;
   }
 
@@ -534,7 +555,7 @@ export class SessionStore {
     } catch (e) {
       if (this.id === id) {
         if (this.seq === seqBefore) this.running = false;
-        this.fail(e, 'Could not send the prompt');
+        this.fail(e, m.chat_fail_send);
       }
       return false;
     }
@@ -545,7 +566,7 @@ export class SessionStore {
     try {
       await this.client.sessions.cancel(this.id);
     } catch (e) {
-      this.fail(e, 'Could not stop the turn');
+      this.fail(e, m.chat_fail_cancel);
     }
   }
 
@@ -556,7 +577,7 @@ export class SessionStore {
     try {
       await this.client.sessions.killTerminal(id, terminalId);
     } catch (e) {
-      if (this.id === id) this.fail(e, 'Could not stop the command');
+      if (this.id === id) this.fail(e, m.chat_fail_kill);
     }
   }
 
@@ -582,7 +603,7 @@ export class SessionStore {
         back();
         return err.details;
       }
-      this.fail(e, 'Could not answer the question');
+      this.fail(e, m.chat_fail_answer);
       if (err.code !== 'not_found') back();
       return null;
     }
@@ -598,7 +619,7 @@ export class SessionStore {
       await this.client.permissions.decide(id, requestId, optionId);
     } catch (e) {
       if (this.id !== id) return;
-      const err = this.fail(e, 'Could not answer the permission request');
+      const err = this.fail(e, m.chat_fail_decide);
       // Still waiting on the Go side? Put it back.
       if (err.code !== 'not_found' && !this.pending.some((r) => r.requestId === requestId)) {
         const req = before.find((r) => r.requestId === requestId);
@@ -617,7 +638,7 @@ export class SessionStore {
     } catch (e) {
       if (this.id !== id) return;
       this.currentModeId = prev;
-      this.fail(e, 'Could not change the mode');
+      this.fail(e, m.chat_fail_mode);
     }
   }
 
@@ -631,7 +652,7 @@ export class SessionStore {
     } catch (e) {
       if (this.id !== id) return;
       this.currentModelId = prev;
-      this.fail(e, 'Could not change the model');
+      this.fail(e, m.chat_fail_model);
     }
   }
 
@@ -645,7 +666,7 @@ export class SessionStore {
     } catch (e) {
       if (this.id !== id) return;
       this.configOptions = prev;
-      this.fail(e, 'Could not change the setting');
+      this.fail(e, m.chat_fail_setting);
     }
   }
 
@@ -657,7 +678,7 @@ export class SessionStore {
       if (this.id === id) this.summary = s;
       return true;
     } catch (e) {
-      if (this.id === id) this.fail(e, 'Could not switch the agent');
+      if (this.id === id) this.fail(e, m.chat_fail_switch);
       return false;
     }
   }
@@ -668,7 +689,7 @@ export class SessionStore {
     try {
       await this.client.sessions.close(this.id);
     } catch (e) {
-      this.fail(e, 'Could not close the session');
+      this.fail(e, m.chat_fail_close);
     }
   }
 
