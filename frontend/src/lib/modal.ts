@@ -1,6 +1,10 @@
 // Keyboard behaviour of a modal dialog, as a Svelte attachment: Esc closes
 // it (and goes no further: a running turn is not stopped), Tab stays
-// inside, and focus goes back where it was when the dialog goes.
+// inside, and focus goes back where it was when the dialog goes. Keys of an
+// IME composition (Esc cancels the candidate, Tab…) are the IME's, not the
+// dialog's.
+
+import { isComposing } from './ime';
 
 const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select:not([disabled]), summary, a[href]';
 
@@ -8,6 +12,7 @@ export function modalKeys(onEscape: () => void): (node: HTMLElement) => () => vo
   return (node) => {
     const restore = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const onkeydown = (e: KeyboardEvent) => {
+      if (isComposing(e)) return;
       if (e.key === 'Escape') {
         if (e.defaultPrevented) return; // something inside (a menu) used it
         e.preventDefault();
@@ -32,7 +37,7 @@ export function modalKeys(onEscape: () => void): (node: HTMLElement) => () => vo
     // body: Esc there still closes the dialog (and stops no turn: this runs
     // before the window's own handler).
     const onwindow = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (e.key !== 'Escape' || e.defaultPrevented || isComposing(e)) return;
       if (e.target !== document.body && e.target !== document.documentElement) return;
       e.preventDefault();
       e.stopPropagation();
