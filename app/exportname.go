@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -32,6 +34,32 @@ func (s *Services) exportFilename(ctx context.Context, id, format string, redact
 		name = "mnote-" + id
 	}
 	return name + "." + format
+}
+
+// exportDir is the folder the save dialog of an export opens in: the
+// session's notes folder, else (a session in the home folder, or its
+// folder gone) the user's Documents folder, else "" (the dialog's own
+// default).
+func (s *Services) exportDir(ctx context.Context, id string) string {
+	home, _ := os.UserHomeDir()
+	if sum, e := s.summary(ctx, id); e == nil && sum.Workspace != "" && !exportSamePath(sum.Workspace, home) && exportIsDir(sum.Workspace) {
+		return sum.Workspace
+	}
+	if home != "" {
+		if docs := filepath.Join(home, "Documents"); exportIsDir(docs) {
+			return docs
+		}
+	}
+	return ""
+}
+
+func exportIsDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func exportSamePath(a, b string) bool {
+	return b != "" && filepath.Clean(a) == filepath.Clean(b)
 }
 
 // slugTitle keeps a title's letters and digits (any script), joining the

@@ -34,8 +34,11 @@
 //
 // A share is a snapshot the client has already redacted; the server keeps
 // it byte for byte and shows it at /s/{token}: a self-contained HTML page
-// with every text escaped, no scripts, and a Content-Security-Policy
-// (PageCSP) that forbids them anyway. The token is 256 random bits; the
+// with entry texts rendered as inert Markdown (package internal/inertmd:
+// raw HTML, links and images shown as text), every other text escaped, no
+// scripts, and a Content-Security-Policy (PageCSP) that forbids them
+// anyway. It speaks the viewer's language (Accept-Language: Chinese, else
+// English; package internal/l10n). The token is 256 random bits; the
 // share's id, which names it in the API, is a different value. Revoking
 // deletes the share; an expired one is refused on every read and purged in
 // the background (Server.PurgeExpiredShares). Copying a share creates a

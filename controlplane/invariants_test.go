@@ -161,7 +161,7 @@ func TestInvariant3ShareIsReadOnlySnapshot(t *testing.T) {
 				t.Fatalf("page has the tag %s", tag)
 			}
 		}
-		for _, want := range []string{"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;", "&lt;/title&gt;&lt;script&gt;alert(2)&lt;/script&gt;", "Tidy up **todo.md**"} {
+		for _, want := range []string{"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;", "&lt;/title&gt;&lt;script&gt;alert(2)&lt;/script&gt;", "Tidy up <strong>todo.md</strong>"} {
 			if !strings.Contains(string(page), want) {
 				t.Fatalf("page lacks the escaped text %q:\n%s", want, page)
 			}

@@ -8,10 +8,13 @@
 // their prefix, shape and entropy, see keys.go), RedactEmails e-mail
 // addresses as well (the default in shares, not in exports),
 // IncludeThoughts and IncludeToolIO put the agent's thoughts and raw tool
-// input/output in, which are otherwise left out.
+// input/output in, which are otherwise left out, and Locale words the
+// Markdown and HTML exports' own labels and dates in English or Chinese
+// (package internal/l10n).
 //
-// The HTML page makes no network request when opened: inline CSS only, no
-// scripts, Markdown rendered by goldmark with raw HTML shown as text, links
-// and images shown as text, and a Content-Security-Policy that forbids
-// loading anything.
+// The HTML page makes no network request when opened: inline CSS only
+// (with the platform's CJK fonts), no scripts, Markdown rendered by
+// package internal/inertmd (raw HTML, links and images shown as text; the
+// renderer the share page uses too), and a Content-Security-Policy that
+// forbids loading anything.
 package export

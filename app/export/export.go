@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"mnote/internal/l10n"
 	"mnote/thread"
 )
 
@@ -36,6 +37,11 @@ type Options struct {
 	// (output text, diff bodies) and terminals in; otherwise a tool call
 	// shows its kind, title, status, locations and the files it edits.
 	IncludeToolIO bool
+	// Locale is the language of the Markdown and HTML exports' own words
+	// (labels, dates): "en" or "zh-CN" (any Chinese tag); "" is English.
+	// Shares are always worded in English: the share page words its labels
+	// in the viewer's language itself.
+	Locale string
 }
 
 // Session is what an export says about a session besides its thread
@@ -55,6 +61,7 @@ type doc struct {
 	sess Session
 	snap thread.Snapshot
 	o    Options
+	l    l10n.Locale
 	// thoughtLen is the length in characters of each left-out thought,
 	// by entry id.
 	thoughtLen map[string]int
@@ -63,7 +70,7 @@ type doc struct {
 // prepare applies the options to a copy of the thread: thoughts and tool
 // I/O left out unless asked for, then everything redacted.
 func prepare(sess Session, snap thread.Snapshot, o Options) (*doc, error) {
-	d := &doc{sess: sess, o: o, thoughtLen: map[string]int{}}
+	d := &doc{sess: sess, o: o, l: l10n.Parse(o.Locale), thoughtLen: map[string]int{}}
 	entries := make([]thread.Entry, len(snap.Entries))
 	copy(entries, snap.Entries)
 	for i := range entries {
@@ -116,15 +123,16 @@ func (d *doc) title() string {
 	if t := strings.TrimSpace(d.snap.Title); t != "" {
 		return t
 	}
-	return "Session " + d.sess.ID
+	return d.l.T("export.session_title", d.sess.ID)
 }
 
-// fmtTime is a time for people: local, to the minute.
-func fmtTime(ms int64) string {
+// fmtTime is a time for people: local, to the minute, in the export's
+// language.
+func (d *doc) fmtTime(ms int64) string {
 	if ms == 0 {
 		return "-"
 	}
-	return time.UnixMilli(ms).Local().Format("2006-01-02 15:04")
+	return d.l.Date(time.UnixMilli(ms).Local())
 }
 
 // contentText returns the text of a tool call's "content" item (a content
@@ -212,9 +220,9 @@ func planMark(status string) string {
 }
 
 // runtimeNote says that the session moved to another agent.
-func runtimeNote(rc *thread.RuntimeChange) string {
+func (d *doc) runtimeNote(rc *thread.RuntimeChange) string {
 	if rc.Previous != "" && rc.Previous != rc.Runtime {
-		return fmt.Sprintf("agent changed from %s to %s", rc.Previous, rc.Runtime)
+		return d.l.T("export.runtime_changed", rc.Previous, rc.Runtime)
 	}
-	return "agent: " + rc.Runtime
+	return d.l.T("export.runtime", rc.Runtime)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"mnote/thread"
@@ -18,9 +19,15 @@ func Markdown(w io.Writer, sess Session, snap thread.Snapshot, o Options) error 
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# %s\n\n", oneLine(d.title()))
-	fmt.Fprintf(bw, "- Session: %s\n- Agent: %s\n- Created: %s\n- Turns: %d\n", code(d.sess.ID), orDash(d.sess.Runtime), fmtTime(d.sess.CreatedMs), d.sess.Turns)
+	field := func(key, value string) {
+		fmt.Fprintf(bw, "- %s\n", d.l.T("export.md_field", d.l.T(key), value))
+	}
+	field("export.md_session", code(d.sess.ID))
+	field("export.md_agent", orDash(d.sess.Runtime))
+	field("export.md_created", d.fmtTime(d.sess.CreatedMs))
+	field("export.md_turns", strconv.Itoa(d.sess.Turns))
 	if d.sess.Workspace != "" {
-		fmt.Fprintf(bw, "- Workspace: %s\n", code(d.sess.Workspace))
+		field("export.md_workspace", code(d.sess.Workspace))
 	}
 	fmt.Fprintln(bw)
 	d.markdownThread(bw)
@@ -42,14 +49,14 @@ func (d *doc) markdownThread(w io.Writer) {
 	for _, en := range d.snap.Entries {
 		switch en.Kind {
 		case thread.EntryUserMessage:
-			fmt.Fprintf(w, "## You (turn %d)\n\n%s\n\n", en.Turn, strings.TrimSpace(en.Text))
+			fmt.Fprintf(w, "## %s\n\n%s\n\n", d.l.T("export.md_you_turn", en.Turn), strings.TrimSpace(en.Text))
 		case thread.EntryAssistantMessage:
-			fmt.Fprintf(w, "### Agent\n\n%s\n\n", strings.TrimSpace(en.Text))
+			fmt.Fprintf(w, "### %s\n\n%s\n\n", d.l.T("export.agent"), strings.TrimSpace(en.Text))
 		case thread.EntryThought:
 			if n, left := d.thoughtLen[en.ID]; left {
-				fmt.Fprintf(w, "_(thought for %d characters)_\n\n", n)
+				fmt.Fprintf(w, "_(%s)_\n\n", d.l.N("export.md_thought_left", n))
 			} else {
-				fmt.Fprintf(w, "<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(en.Text))
+				fmt.Fprintf(w, "<details><summary>%s</summary>\n\n%s\n\n</details>\n\n", d.l.T("export.thinking"), strings.TrimSpace(en.Text))
 			}
 		case thread.EntryToolCall:
 			if en.ToolCall != nil {
@@ -57,10 +64,10 @@ func (d *doc) markdownThread(w io.Writer) {
 			}
 		case thread.EntryRuntime:
 			if rc := en.Runtime; rc != nil {
-				fmt.Fprintf(w, "_(%s)_\n\n", runtimeNote(rc))
+				fmt.Fprintf(w, "_(%s)_\n\n", d.runtimeNote(rc))
 			}
 		case thread.EntryPlan:
-			fmt.Fprint(w, "**Plan**\n\n")
+			fmt.Fprintf(w, "**%s**\n\n", d.l.T("entry.plan"))
 			for _, p := range en.Plan {
 				fmt.Fprintf(w, "- [%s] %s\n", planMark(p.Status), oneLine(p.Content))
 			}
@@ -70,29 +77,29 @@ func (d *doc) markdownThread(w io.Writer) {
 }
 
 func (d *doc) markdownTool(w io.Writer, tc *thread.ToolCall) {
-	fmt.Fprintf(w, "- **%s** %s — %s\n", orDefault(tc.Kind, "tool"), code(tc.Title), tc.Status)
+	fmt.Fprintf(w, "- **%s** %s — %s\n", d.l.ToolKind(tc.Kind), code(tc.Title), d.l.ToolStatus(tc.Status))
 	for _, l := range tc.Locations {
-		fmt.Fprintf(w, "  - at %s\n", code(location(l)))
+		fmt.Fprintf(w, "  - %s\n", d.l.T("tool.at", code(location(l))))
 	}
 	for _, c := range tc.Content {
 		switch c.Type {
 		case "diff":
-			fmt.Fprintf(w, "  - edits %s\n", code(c.Path))
+			fmt.Fprintf(w, "  - %s\n", d.l.T("tool.edits", code(c.Path)))
 			if d.o.IncludeToolIO {
 				fenced(w, "diff", strings.Join(diffLines(c.OldText, c.NewText), "\n"))
 			}
 		case "content":
 			fenced(w, "", contentText(c.Content))
 		case "terminal":
-			fmt.Fprintf(w, "  - terminal %s\n", code(c.TerminalID))
+			fmt.Fprintf(w, "  - %s\n", d.l.T("tool.terminal", code(c.TerminalID)))
 		}
 	}
 	if len(tc.RawInput) > 0 {
-		fmt.Fprintln(w, "  - input:")
+		fmt.Fprintf(w, "  - %s\n", d.l.T("export.md_input"))
 		fenced(w, "json", rawJSON(tc.RawInput))
 	}
 	if len(tc.RawOutput) > 0 {
-		fmt.Fprintln(w, "  - output:")
+		fmt.Fprintf(w, "  - %s\n", d.l.T("export.md_output"))
 		fenced(w, "json", rawJSON(tc.RawOutput))
 	}
 	fmt.Fprintln(w)

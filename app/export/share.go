@@ -16,9 +16,12 @@ import (
 // is set to false. Thoughts are left out unless o.IncludeThoughts; tool
 // calls carry their title, kind, status and, as Markdown text, their
 // locations and edited files (plus output and diffs with o.IncludeToolIO);
-// plans become Markdown checklists.
+// plans become Markdown checklists. The texts are worded in English
+// whatever o.Locale says.
 func Share(sess Session, snap thread.Snapshot, o Options) (api.ShareSnapshot, error) {
 	o.Redact = true
+	o.Locale = "" // the share page words its labels in the viewer's language
+
 	if o.RedactEmails == nil {
 		on := true
 		o.RedactEmails = &on

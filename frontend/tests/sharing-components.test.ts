@@ -212,7 +212,7 @@ describe('SessionMenu', () => {
     flushSync();
     dialog.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     await vi.waitFor(() => expect(download).toHaveBeenCalledWith('mnote-sess-1.md', 'text/markdown', '# answer'));
-    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'sess-1', format: 'md', redact: true, includeThoughts: true });
+    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'sess-1', format: 'md', redact: true, includeThoughts: true, locale: 'en' });
     await vi.waitFor(() => expect(document.querySelector('[aria-labelledby="export-title"]')).toBeNull());
   });
 

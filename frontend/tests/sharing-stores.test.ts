@@ -249,7 +249,7 @@ describe('ExportStore', () => {
     const { feats, app, download, call } = fakeGo(exported({ filename: 'mnote-a.md', mime: 'text/markdown', content: '', path: '/home/me/a.md' }));
     feats.exports.open('a', 'md');
     expect(await feats.exports.run()).toBe('saved');
-    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'a', format: 'md', redact: true });
+    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'a', format: 'md', redact: true, locale: 'en' }); // the interface's language
     expect(download).not.toHaveBeenCalled();
     expect(app.toasts.items.at(-1)?.message).toBe('Saved to /home/me/a.md');
     expect(feats.exports.sessionId).toBeNull(); // the dialog closed
@@ -262,7 +262,7 @@ describe('ExportStore', () => {
     feats.exports.includeThoughts = true;
     feats.exports.includeToolIO = true;
     expect(await feats.exports.run()).toBe('downloaded');
-    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'a', format: 'jsonl', redact: false, includeThoughts: true, includeToolIO: true });
+    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'a', format: 'jsonl', redact: false, includeThoughts: true, includeToolIO: true, locale: 'en' });
     expect(download).toHaveBeenCalledWith('mnote-a.jsonl', 'application/x-ndjson', '{"v":1}\n');
   });
 

@@ -1,11 +1,13 @@
 // Exporting a session as Markdown, HTML or JSONL: the export dialog's
 // choices and the call. In the window Go shows a save dialog and writes the
 // file (the result has `path`); in mnote serve the page downloads the
-// content; a result with neither was cancelled in the save dialog.
+// content; a result with neither was cancelled in the save dialog. The
+// export is worded (labels, dates) in the interface's language.
 
 import { ApiError, type Client } from '../api';
 import type { ExportFormat, Exported } from '../api/types';
 import { downloadText } from '../lib/download';
+import { locale, m } from '../lib/i18n.svelte';
 import type { ToastStore } from './toasts.svelte';
 
 export type ExportOutcome = 'saved' | 'downloaded' | 'cancelled' | 'failed';
@@ -13,10 +15,36 @@ export type ExportOutcome = 'saved' | 'downloaded' | 'cancelled' | 'failed';
 /** Saves a file from the page (a Blob and a temporary <a download> by default). */
 export type Downloader = (filename: string, mime: string, content: string) => void;
 
-export const FORMATS: { id: ExportFormat; label: string; hint: string }[] = [
-  { id: 'md', label: 'Markdown', hint: 'readable text, redacted by default' },
-  { id: 'html', label: 'HTML', hint: 'one self-contained page, redacted by default' },
-  { id: 'jsonl', label: 'JSONL', hint: 'the full transcript, every protocol message (not redacted by default)' },
+/** The formats, with their names and hints in the interface's language
+ * (getters: read in a template, they follow a change of language). */
+export const FORMATS: readonly { readonly id: ExportFormat; readonly label: string; readonly hint: string }[] = [
+  {
+    id: 'md',
+    get label() {
+      return m.export_format_md();
+    },
+    get hint() {
+      return m.export_hint_md();
+    },
+  },
+  {
+    id: 'html',
+    get label() {
+      return m.export_format_html();
+    },
+    get hint() {
+      return m.export_hint_html();
+    },
+  },
+  {
+    id: 'jsonl',
+    get label() {
+      return m.export_format_jsonl();
+    },
+    get hint() {
+      return m.export_hint_jsonl();
+    },
+  },
 ];
 
 export class ExportStore {
@@ -65,6 +93,7 @@ export class ExportStore {
         redact: this.redact,
         includeThoughts: this.includeThoughts,
         includeToolIO: this.includeToolIO,
+        locale: locale(),
       });
       const outcome = this.deliver(r);
       if (this.sessionId === id && outcome !== 'cancelled' && outcome !== 'failed') this.close();
@@ -80,17 +109,17 @@ export class ExportStore {
   /** What to do with Go's answer: say where it was saved, download it, or nothing (cancelled). */
   deliver(r: Exported): ExportOutcome {
     if (r.path) {
-      this.toasts.show({ message: `Saved to ${r.path}`, timeoutMs: 6000 });
+      this.toasts.show({ message: m.export_saved_to({ path: r.path }), timeoutMs: 6000 });
       return 'saved';
     }
     if (r.content) {
       try {
         this.download(r.filename, r.mime, r.content);
       } catch (e) {
-        this.toasts.error(`Could not download ${r.filename}: ${ApiError.from(e).message}`);
+        this.toasts.error(m.export_download_failed({ filename: r.filename, error: ApiError.from(e).message }));
         return 'failed';
       }
-      this.toasts.show({ message: `Downloaded ${r.filename}` });
+      this.toasts.show({ message: m.export_downloaded({ filename: r.filename }) });
       return 'downloaded';
     }
     return 'cancelled';

@@ -1,0 +1,171 @@
+// Package l10n is the message catalogue of the pages Go renders for
+// people outside the app's window: the share page of mnote-controlplane
+// and the Markdown and HTML exports. (The window's own text lives in the
+// frontend's Paraglide catalogue, frontend/messages.)
+//
+// A Locale is "en" or "zh-CN". Messages are looked up by key with
+// Locale.T, fmt-style arguments filled in; Locale.N picks a key's plural
+// form ("<key>_one" for 1 in English, else "<key>_other"). Both locales
+// have exactly the same keys, each with the same fmt verbs (a test checks
+// it); a key missing from the catalogue is shown as itself, so a mistake
+// is visible rather than blank. Dates are written the way each language
+// writes them: "1 Dec 2026 15:04" and "2026年12月1日 15:04".
+package l10n
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Locale is a language of the catalogue.
+type Locale string
+
+// The locales.
+const (
+	EN Locale = "en"
+	ZH Locale = "zh-CN"
+)
+
+// Locales are the locales of the catalogue, English (the default) first.
+var Locales = []Locale{EN, ZH}
+
+// Parse is the locale for a BCP 47 tag: any Chinese ("zh", "zh-CN",
+// "zh-Hans-SG", "zh_TW") is zh-CN, everything else (and "") English.
+func Parse(tag string) Locale {
+	if l, ok := match(tag); ok {
+		return l
+	}
+	return EN
+}
+
+// match is the locale of a tag, when the catalogue has its language.
+func match(tag string) (Locale, bool) {
+	tag = strings.ToLower(strings.TrimSpace(tag))
+	lang, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
+	switch lang {
+	case "zh":
+		return ZH, true
+	case "en":
+		return EN, true
+	}
+	return "", false
+}
+
+// FromAcceptLanguage is the locale for an Accept-Language header: the
+// most preferred language (by q, then order) that the catalogue has;
+// English when none is.
+func FromAcceptLanguage(header string) Locale {
+	type pref struct {
+		l Locale
+		q float64
+		i int
+	}
+	var prefs []pref
+	for i, part := range strings.Split(header, ",") {
+		tag, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f >= 0 && f <= 1 {
+					q = f
+				} else {
+					q = 0
+				}
+			}
+		}
+		if l, ok := match(tag); ok && q > 0 {
+			prefs = append(prefs, pref{l, q, i})
+		}
+	}
+	if len(prefs) == 0 {
+		return EN
+	}
+	best := slices.MaxFunc(prefs, func(a, b pref) int {
+		if a.q != b.q {
+			if a.q > b.q {
+				return 1
+			}
+			return -1
+		}
+		return b.i - a.i // the earlier wins a tie
+	})
+	return best.l
+}
+
+// catalogue returns the messages of l (English for an unknown locale).
+func (l Locale) catalogue() map[string]string {
+	if l == ZH {
+		return zh
+	}
+	return en
+}
+
+// T is the message key in l, with args filled in (fmt verbs).
+func (l Locale) T(key string, args ...any) string {
+	msg, ok := l.lookup(key)
+	if !ok {
+		return key
+	}
+	if len(args) == 0 {
+		return msg
+	}
+	return fmt.Sprintf(msg, args...)
+}
+
+// N is the plural form of key for n ("<key>_one" or "<key>_other"), with
+// n and then args filled in.
+func (l Locale) N(key string, n int, args ...any) string {
+	form := "_other"
+	if n == 1 && l != ZH {
+		form = "_one"
+	}
+	return l.T(key+form, append([]any{n}, args...)...)
+}
+
+// Date is t to the minute, in t's own location: "1 Dec 2026 15:04" in
+// English, "2026年12月1日 15:04" in Chinese.
+func (l Locale) Date(t time.Time) string {
+	if l == ZH {
+		return fmt.Sprintf("%d年%d月%d日 %s", t.Year(), int(t.Month()), t.Day(), t.Format("15:04"))
+	}
+	return t.Format("2 Jan 2006 15:04")
+}
+
+// DateUTC is t in UTC, to the minute, marked "UTC".
+func (l Locale) DateUTC(t time.Time) string {
+	return l.Date(t.UTC()) + " UTC"
+}
+
+// lookup is the message key in l (or in English), without arguments.
+func (l Locale) lookup(key string) (string, bool) {
+	if msg, ok := l.catalogue()[key]; ok {
+		return msg, true
+	}
+	msg, ok := en[key]
+	return msg, ok
+}
+
+// ToolKind is the name of an ACP tool kind ("edit", "execute" …) in l:
+// "tool" for none, the kind itself for one the catalogue does not know.
+func (l Locale) ToolKind(kind string) string {
+	if kind == "" {
+		return l.T("tool.kind")
+	}
+	if msg, ok := l.lookup("tool.kind_" + kind); ok {
+		return msg
+	}
+	return kind
+}
+
+// ToolStatus is a tool call's status ("completed" …) in l, or the status
+// itself for one the catalogue does not know.
+func (l Locale) ToolStatus(status string) string {
+	if msg, ok := l.lookup("tool.status_" + status); ok && status != "" {
+		return msg
+	}
+	return status
+}
