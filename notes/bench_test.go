@@ -120,7 +120,8 @@ func BenchmarkSearch100k(b *testing.B) {
 		case 3:
 			queries[i] = benchWords[16+rng.IntN(len(benchWords)-16)]
 		default:
-			queries[i] = string([]rune("缓命设检笔搜索数模文会智权工调思过检撤档知链标")[rng.IntN(24)])
+			cjk := []rune("缓命设检笔搜索数模文会智权工调思过检撤档知链标")
+			queries[i] = string(cjk[rng.IntN(len(cjk))])
 		}
 	}
 	var p50, p95, r95 time.Duration
