@@ -184,13 +184,15 @@ start_xvfb() {
 }
 
 # start_app — the app, in its own process group, with all its state in the
-# temp dir (MNOTE_HOME=$tmp/home, XDG dirs, so also a fresh WebKit profile)
+# temp dir (MNOTE_HOME=$tmp/home, XDG dirs, so also a fresh WebKit profile);
+# app_args: its arguments (a folder or a note to open)
+app_args=()
 start_app() {
 	env MNOTE_HOME="$tmp/home" \
 		XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data" \
 		XDG_CACHE_HOME="$tmp/xdg/cache" XDG_STATE_HOME="$tmp/xdg/state" \
 		XDG_RUNTIME_DIR="$tmp/xdg/run" GDK_BACKEND=x11 NO_AT_BRIDGE=1 \
-		setsid "$bin" >"$app_log" 2>&1 &
+		setsid "$bin" "${app_args[@]}" >"$app_log" 2>&1 &
 	app_pid=$!
 	app_started=$(now)
 	local dl pg

@@ -24,6 +24,7 @@ import {
   type Page,
   type Serve,
 } from './fixtures';
+import { headerBoxes, overlap } from './layout-helpers';
 import { openNote, writeNote } from './workspace-helpers';
 
 const SHOTS = path.join(process.env.MNOTE_E2E_SHOTS || OUT, 'layout');
@@ -77,41 +78,6 @@ async function setUp(page: Page, serve: Serve, title: string): Promise<void> {
   await waitTurnEnd(page);
   await expect(page.locator('.chat .head .title')).toHaveText(title);
   await openNote(page, 'notes/cache.md');
-}
-
-type Box = { name: string; x: number; y: number; w: number; h: number };
-
-/** The visible header elements' boxes, and the header's. */
-async function headerBoxes(page: Page): Promise<{ head: Box; items: Box[] }> {
-  return page.evaluate(() => {
-    const head = document.querySelector('.chat .head') as HTMLElement;
-    const box = (name: string, el: Element): Box => {
-      const r = el.getBoundingClientRect();
-      return { name, x: r.x, y: r.y, w: r.width, h: r.height };
-    };
-    const items: Box[] = [];
-    const sel: [string, string][] = [
-      ['title', '.title'],
-      ['agent', '.agent-chip'],
-      ['changes', '[data-testid="changes-button"]'],
-      ['more', '[data-testid="header-more"]'],
-      ['select', '.extras:not(.menu) select'],
-      ['usage', '.extras:not(.menu) [data-testid="usage"]'],
-      ['session menu', 'button.trigger'],
-    ];
-    for (const [name, q] of sel) {
-      head.querySelectorAll(q).forEach((el, i) => {
-        const r = el.getBoundingClientRect();
-        if (r.width > 0 && r.height > 0) items.push(box(`${name}${i ? ` ${i + 1}` : ''}`, el));
-      });
-    }
-    return { head: box('header', head), items };
-  });
-}
-
-function overlap(a: Box, b: Box): boolean {
-  const e = 0.5;
-  return a.x + a.w > b.x + e && b.x + b.w > a.x + e && a.y + a.h > b.y + e && b.y + b.h > a.y + e;
 }
 
 /** No two header elements overlap, each lies inside the header, the title keeps some room and the mode and model are reachable. */
