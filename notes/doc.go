@@ -30,6 +30,7 @@
 // every note whose links pointed at it (RewriteLinks: wikilinks keep their
 // #heading, |alias and form, a bare name staying bare when it still finds
 // the note; relative Markdown links are recomputed; the moved note's own
-// relative links follow it). It writes nothing: the app saves the texts
-// through the workspace.
+// relative links follow it); FolderMoveRewrites does the same for every
+// note of a moved folder at once. It writes nothing: the app saves the
+// texts through the workspace.
 package notes

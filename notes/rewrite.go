@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -32,37 +34,88 @@ func (ix *Index) MoveRewrites(ctx context.Context, from, to string, read func(re
 	if !isNoteName(from) || !isNoteName(to) || from == to {
 		return nil, nil
 	}
+	return ix.movesRewrites(ctx, map[string]string{from: to}, read)
+}
+
+// FolderMoveRewrites is MoveRewrites for a folder renamed or moved from →
+// to (already at to): every note in it moved, and the links that pointed
+// at any of them, or from them to notes outside, are rewritten as for a
+// note's move, all at once (a link between two notes of the folder keeps
+// working as it is written, and stays so). The index may list the notes
+// under either folder.
+func (ix *Index) FolderMoveRewrites(ctx context.Context, from, to string, read func(rel string) (string, error)) ([]Rewrite, error) {
+	from, to = path.Clean(from), path.Clean(to)
+	if from == to || from == "." || to == "." || strings.HasPrefix(from, "../") || strings.HasPrefix(to, "../") ||
+		strings.HasPrefix(to+"/", from+"/") || strings.HasPrefix(from+"/", to+"/") {
+		return nil, nil
+	}
+	moves := map[string]string{}
+	for _, dir := range []string{from, to} {
+		list, err := ix.List(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range list {
+			rest := strings.TrimPrefix(n.Path, dir+"/")
+			moves[from+"/"+rest] = to + "/" + rest
+		}
+	}
+	if len(moves) == 0 {
+		return nil, nil
+	}
+	return ix.movesRewrites(ctx, moves, read)
+}
+
+// movesRewrites computes the rewrites for notes moved old → new (moves).
+func (ix *Index) movesRewrites(ctx context.Context, moves map[string]string, read func(rel string) (string, error)) ([]Rewrite, error) {
 	list, err := ix.List(ctx, "")
 	if err != nil {
 		return nil, err
 	}
+	news := make(map[string]bool, len(moves))
+	for _, nw := range moves {
+		news[nw] = true
+	}
 	var all []string
 	for _, n := range list {
-		if n.Path != from && n.Path != to {
+		if _, old := moves[n.Path]; !old && !news[n.Path] {
 			all = append(all, n.Path)
 		}
 	}
-	all = append(all, to)
-	key := strings.ToLower(stem(from))
-	rows, err := ix.r.QueryContext(ctx, `SELECT DISTINCT src FROM links WHERE key = ? ORDER BY src`, key)
-	if err != nil {
-		return nil, fmt.Errorf("notes: links to %s: %w", from, err)
+	// The moved notes first (their own links may need to follow them),
+	// then the notes linking to a name one of them has.
+	var srcs []string
+	keys := map[string]bool{}
+	for _, old := range slices.Sorted(maps.Keys(moves)) {
+		nw := moves[old]
+		all = append(all, nw)
+		srcs = append(srcs, nw)
+		keys[strings.ToLower(stem(old))] = true
+		keys[strings.ToLower(stem(nw))] = true
 	}
-	srcs := []string{to}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("notes: links to %s: %w", from, err)
+	seen := map[string]bool{}
+	for _, s := range srcs {
+		seen[s] = true
+	}
+	ks := slices.Sorted(maps.Keys(keys))
+	for len(ks) > 0 {
+		batch := ks[:min(len(ks), 400)]
+		ks = ks[len(batch):]
+		linking, err := ix.linkingTo(ctx, batch)
+		if err != nil {
+			return nil, err
 		}
-		if s != from && s != to {
-			srcs = append(srcs, s)
+		for _, s := range linking {
+			if nw, ok := moves[s]; ok {
+				s = nw
+			}
+			if !seen[s] {
+				seen[s] = true
+				srcs = append(srcs, s)
+			}
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("notes: links to %s: %w", from, err)
-	}
+	mv := newMover(moves, all)
 	var out []Rewrite
 	for _, s := range srcs {
 		text, err := read(s)
@@ -72,9 +125,36 @@ func (ix *Index) MoveRewrites(ctx context.Context, from, to string, read func(re
 		if err != nil {
 			return nil, fmt.Errorf("notes: read %s: %w", s, err)
 		}
-		if nt, n := RewriteLinks(s, text, from, to, all); n > 0 {
+		if nt, n := mv.rewrite(s, text); n > 0 {
 			out = append(out, Rewrite{Path: s, Old: text, New: nt, Links: n})
 		}
+	}
+	return out, nil
+}
+
+// linkingTo lists the notes with a link whose name (lower-case) is one of
+// keys, by path.
+func (ix *Index) linkingTo(ctx context.Context, keys []string) ([]string, error) {
+	args := make([]any, len(keys))
+	for i, k := range keys {
+		args[i] = k
+	}
+	q := `SELECT DISTINCT src FROM links WHERE key IN (?` + strings.Repeat(",?", len(keys)-1) + `) ORDER BY src`
+	rows, err := ix.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("notes: links to the moved notes: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("notes: links to the moved notes: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("notes: links to the moved notes: %w", err)
 	}
 	return out, nil
 }
@@ -87,22 +167,58 @@ func (ix *Index) MoveRewrites(ctx context.Context, from, to string, read func(re
 //
 // A wikilink keeps its #heading, its |alias and its form: a bare name
 // stays a bare name when that name finds the moved note afterwards, else
-// it becomes the note's path (without .md); a link written as a path gets
+// it becomes the note's path (without .md); a link written as a path keeps
+// it when it still finds the note (the end of a path matches), else gets
 // the new path. A relative Markdown link is recomputed from the linking
 // note's folder. When rel is to (the moved note itself), its relative
 // links to other notes are recomputed from its new folder; its own
-// [[#Heading]] links are left alone. Code blocks are not touched.
+// [[#Heading]] links are left alone. A wikilink to another note that the
+// move would take over (the moved note is now beside the linking one, or
+// has a shorter path) gets that note's path, so that it keeps pointing
+// where it did. Code blocks are not touched.
 func RewriteLinks(rel, text, from, to string, notes []string) (string, int) {
-	before := make([]string, 0, len(notes)+1)
+	return newMover(map[string]string{from: to}, notes).rewrite(rel, text)
+}
+
+// RewriteMovedLinks is RewriteLinks for several notes moved at once
+// (moves: old path → new path; a folder's move), notes listing the notes
+// after the moves.
+func RewriteMovedLinks(rel, text string, moves map[string]string, notes []string) (string, int) {
+	return newMover(moves, notes).rewrite(rel, text)
+}
+
+// mover rewrites links for a set of moves.
+type mover struct {
+	moves  map[string]string // old → new
+	lower  map[string]string // lower-case old → new (Markdown links)
+	back   map[string]string // new → old
+	before noteSet           // the notes as they were
+	after  noteSet           // the notes as they are
+}
+
+func newMover(moves map[string]string, notes []string) *mover {
+	m := &mover{moves: moves, lower: map[string]string{}, back: map[string]string{}}
+	for old, nw := range moves {
+		m.lower[strings.ToLower(old)] = nw
+		m.back[nw] = old
+	}
+	before := make([]string, 0, len(notes)+len(moves))
 	for _, n := range notes {
-		if n != to {
+		if _, moved := m.back[n]; !moved {
 			before = append(before, n)
 		}
 	}
-	before = append(before, from)
+	for old := range moves {
+		before = append(before, old)
+	}
+	m.before, m.after = newNoteSet(before), newNoteSet(notes)
+	return m
+}
+
+func (m *mover) rewrite(rel, text string) (string, int) {
 	relBefore := rel
-	if rel == to {
-		relBefore = from
+	if old, ok := m.back[rel]; ok {
+		relBefore = old
 	}
 	lines := strings.Split(text, "\n")
 	changed := 0
@@ -114,11 +230,11 @@ func RewriteLinks(rel, text, from, to string, notes []string) (string, int) {
 		if !strings.Contains(line, "](") && !strings.Contains(line, "[[") {
 			continue
 		}
-		nl, n := rewriteWiki(line, rel, relBefore, from, to, before, notes)
-		nl, m := rewriteMarkdown(nl, rel, relBefore, from, to)
-		if n+m > 0 {
+		nl, n := m.rewriteWiki(line, rel, relBefore)
+		nl, k := m.rewriteMarkdown(nl, rel, relBefore)
+		if n+k > 0 {
 			lines[i] = nl
-			changed += n + m
+			changed += n + k
 		}
 	}
 	if changed == 0 {
@@ -127,30 +243,39 @@ func RewriteLinks(rel, text, from, to string, notes []string) (string, int) {
 	return strings.Join(lines, "\n"), changed
 }
 
-func rewriteWiki(line, rel, relBefore, from, to string, before, after []string) (string, int) {
+func (m *mover) rewriteWiki(line, rel, relBefore string) (string, int) {
 	ms := wikiRe.FindAllStringSubmatchIndex(line, -1)
 	if ms == nil {
 		return line, 0
 	}
 	var sb strings.Builder
 	last, n := 0, 0
-	for _, m := range ms {
-		inner := line[m[2]:m[3]]
+	for _, mt := range ms {
+		inner := line[mt[2]:mt[3]]
 		target, _, _ := wikiParts(inner)
 		if target == "" { // [[#Heading]]: the note itself, whatever its name
 			continue
 		}
 		l := Link{Target: target, Wiki: true}
-		if pickAmong(relBefore, l, before) != from {
+		was := m.before.pick(relBefore, l)
+		if was == "" {
 			continue
+		}
+		now, moved := m.moves[was]
+		bare := !strings.Contains(target, "/")
+		if !moved {
+			now = was
+		}
+		if (!moved || !bare) && m.after.pick(rel, l) == now {
+			continue // still finds it as written
 		}
 		// Replace only the target part, keeping #heading, |alias and spacing.
 		head, alias, hasAlias := strings.Cut(inner, "|")
 		tpart, hpart, hasHeading := strings.Cut(head, "#")
-		newT := strings.TrimSuffix(to, path.Ext(to))
-		if !strings.Contains(target, "/") {
-			name := stem(to)
-			if pickAmong(rel, Link{Target: name, Wiki: true}, after) == to {
+		newT := strings.TrimSuffix(now, path.Ext(now))
+		if moved && bare {
+			name := stem(now)
+			if m.after.pick(rel, Link{Target: name, Wiki: true}) == now {
 				newT = name
 			}
 		}
@@ -167,9 +292,9 @@ func rewriteWiki(line, rel, relBefore, from, to string, before, after []string) 
 		if ni == inner {
 			continue
 		}
-		sb.WriteString(line[last:m[2]])
+		sb.WriteString(line[last:mt[2]])
 		sb.WriteString(ni)
-		last = m[3]
+		last = mt[3]
 		n++
 	}
 	if n == 0 {
@@ -179,25 +304,24 @@ func rewriteWiki(line, rel, relBefore, from, to string, before, after []string) 
 	return sb.String(), n
 }
 
-func rewriteMarkdown(line, rel, relBefore, from, to string) (string, int) {
+func (m *mover) rewriteMarkdown(line, rel, relBefore string) (string, int) {
 	ms := mdLinkRe.FindAllStringSubmatchIndex(line, -1)
 	if ms == nil {
 		return line, 0
 	}
-	moved := rel == to && path.Dir(from) != path.Dir(to)
+	moved := relBefore != rel && path.Dir(relBefore) != path.Dir(rel)
 	var sb strings.Builder
 	last, n := 0, 0
-	for _, m := range ms {
-		raw := line[m[4]:m[5]]
+	for _, mt := range ms {
+		raw := line[mt[4]:mt[5]]
 		target, ok := relativeTarget(path.Dir(relBefore), raw)
 		if !ok {
 			continue
 		}
 		p, _, _ := strings.Cut(target, "#")
-		switch {
-		case strings.EqualFold(p, from):
-			p = to
-		case !moved:
+		if nw, ok := m.lower[strings.ToLower(p)]; ok {
+			p = nw
+		} else if !moved {
 			continue
 		}
 		rawPath, frag, hasFrag := strings.Cut(raw, "#")
@@ -212,9 +336,9 @@ func rewriteMarkdown(line, rel, relBefore, from, to string) (string, int) {
 		if nr == raw {
 			continue
 		}
-		sb.WriteString(line[last:m[4]])
+		sb.WriteString(line[last:mt[4]])
 		sb.WriteString(nr)
-		last = m[5]
+		last = mt[5]
 		n++
 	}
 	if n == 0 {
@@ -224,20 +348,26 @@ func rewriteMarkdown(line, rel, relBefore, from, to string) (string, int) {
 	return sb.String(), n
 }
 
-// pickAmong resolves a link against a list of note paths (Resolve's rule
-// without the index).
-func pickAmong(from string, l Link, notes []string) string {
+// noteSet holds note paths by lower-case name, to resolve links against a
+// list of notes (Resolve's rule without the index).
+type noteSet map[string][]string
+
+func newNoteSet(notes []string) noteSet {
+	s := noteSet{}
+	for _, n := range notes {
+		k := strings.ToLower(stem(n))
+		s[k] = append(s[k], n)
+	}
+	return s
+}
+
+// pick resolves a link from the note at from.
+func (s noteSet) pick(from string, l Link) string {
 	name := strings.ToLower(path.Base(l.Target))
 	if !l.Wiki {
 		name = strings.TrimSuffix(name, path.Ext(name))
 	}
-	var cands []string
-	for _, n := range notes {
-		if strings.ToLower(stem(n)) == name {
-			cands = append(cands, n)
-		}
-	}
-	return pick(from, l, cands)
+	return pick(from, l, s[name])
 }
 
 // stem is a note's file name without its extension.

@@ -85,3 +85,118 @@ func TestMoveRewritesFromTheIndex(t *testing.T) {
 		t.Errorf("rewrites %+v, want Home.md only: %q", got, want)
 	}
 }
+
+func TestRewriteMovedLinksForAFolder(t *testing.T) {
+	// The folder 会议 moved to archive/2024/会议; x/y/Ideas.md, b/Ideas.md
+	// and the rest stay.
+	moves := map[string]string{
+		"会议/周会.md":        "archive/2024/会议/周会.md",
+		"会议/决定.md":        "archive/2024/会议/决定.md",
+		"会议/sub/Ideas.md": "archive/2024/会议/sub/Ideas.md",
+	}
+	notes := []string{"Home.md", "b/Ideas.md", "x/y/z/Ideas.md", "work/plan.md"}
+	for _, nw := range moves {
+		notes = append(notes, nw)
+	}
+	cases := []struct {
+		name, rel, text, want string
+		n                     int
+	}{
+		{"a unique bare name stays", "Home.md", "[[周会]] [[决定#结论|结论]]", "[[周会]] [[决定#结论|结论]]", 0},
+		{"a path that still ends right stays", "Home.md", "[[会议/周会]] [[会议/决定.md#A]]", "[[会议/周会]] [[会议/决定.md#A]]", 0},
+		{"a path that no longer ends right gets the new path", "Home.md", "[[archive/会议/周会]]", "[[archive/会议/周会]]", 0},
+		{"relative links into the folder", "work/plan.md", "[a](../会议/周会.md#议程) [b](../%E4%BC%9A%E8%AE%AE/%E5%86%B3%E5%AE%9A.md)",
+			"[a](../archive/2024/会议/周会.md#议程) [b](../archive/2024/%E4%BC%9A%E8%AE%AE/%E5%86%B3%E5%AE%9A.md)", 2},
+		{"links inside the folder keep working as written", "archive/2024/会议/周会.md",
+			"[[决定]] [d](决定.md) [s](./sub/Ideas.md) [[会议/决定]] [[#议程]]", "[[决定]] [d](决定.md) [s](./sub/Ideas.md) [[会议/决定]] [[#议程]]", 0},
+		{"links out of the folder follow it", "archive/2024/会议/周会.md",
+			"[h](../Home.md) [p](../work/plan.md#Goals) [[Home]] [[plan]]", "[h](../../../Home.md) [p](../../../work/plan.md#Goals) [[Home]] [[plan]]", 2},
+		{"a note outside the folder it would take over keeps its link", "work/plan.md", "[[Ideas]]", "[[Ideas]]", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, n := RewriteMovedLinks(c.rel, c.text, moves, notes)
+			if got != c.want || n != c.n {
+				t.Errorf("RewriteMovedLinks(%s, %q)\n got %q (%d)\nwant %q (%d)", c.rel, c.text, got, n, c.want, c.n)
+			}
+		})
+	}
+	// [[Ideas]] from Home.md names the shortest path: a/Ideas.md before
+	// (it ties with b/Ideas.md and sorts first). Moved deeper, the name
+	// finds b/Ideas.md: the link gets the moved note's path.
+	down := map[string]string{"a/Ideas.md": "deep/a/Ideas.md"}
+	if got, n := RewriteMovedLinks("Home.md", "[[Ideas|想法]] [[ideas]]", down, []string{"Home.md", "b/Ideas.md", "deep/a/Ideas.md"}); got != "[[deep/a/Ideas|想法]] [[deep/a/Ideas]]" || n != 2 {
+		t.Errorf("ambiguous: got %q (%d)", got, n)
+	}
+	// The other way: a deep folder moved to the top makes its note the
+	// shortest, and takes over [[Ideas]], which named b/c/d/Ideas.md: the
+	// link gets that note's path and keeps pointing there.
+	up := map[string]string{"deep/er/than/Ideas.md": "than/Ideas.md"}
+	after := []string{"Home.md", "b/c/d/Ideas.md", "than/Ideas.md"}
+	if got, n := RewriteMovedLinks("Home.md", "[[Ideas#Goals]] [[d/Ideas]]", up, after); got != "[[b/c/d/Ideas#Goals]] [[d/Ideas]]" || n != 1 {
+		t.Errorf("taken over: got %q (%d)", got, n)
+	}
+}
+
+func TestFolderMoveRewritesFromTheIndex(t *testing.T) {
+	for _, seen := range []bool{false, true} {
+		t.Run(map[bool]string{false: "the index has not seen the move", true: "the index has seen it"}[seen], func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "Home.md", "# Home\n[[会议记录#决定]] and [w](会议/周会.md) and [[Ideas]]\n")
+			write(t, dir, "会议/会议记录.md", "# 会议记录\n## 决定\n[home](../Home.md) [[周会]]\n")
+			write(t, dir, "会议/周会.md", "[r](会议记录.md)\n")
+			write(t, dir, "会议/Ideas.md", "mine\n")
+			write(t, dir, "bbbb/cc/Ideas.md", "other\n")
+			write(t, dir, "other.md", "[[周会]] and [x](bbbb/cc/Ideas.md)\n")
+			ix := openIndex(t, dir)
+			if _, err := ix.Sync(t.Context(), nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "archive"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(filepath.Join(dir, "会议"), filepath.Join(dir, "archive/旧会议")); err != nil {
+				t.Fatal(err)
+			}
+			if seen {
+				if _, err := ix.Sync(t.Context(), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			read := func(rel string) (string, error) {
+				b, err := os.ReadFile(filepath.Join(dir, rel))
+				return string(b), err
+			}
+			rs, err := ix.FolderMoveRewrites(t.Context(), "会议", "archive/旧会议", read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			links := 0
+			for _, r := range rs {
+				got[r.Path] = r.New
+				links += r.Links
+			}
+			want := map[string]string{
+				// [[Ideas]] named 会议/Ideas.md (shorter in bytes than
+				// bbbb/cc/Ideas.md); archive/旧会议/Ideas.md is longer.
+				"Home.md":             "# Home\n[[会议记录#决定]] and [w](archive/旧会议/周会.md) and [[archive/旧会议/Ideas]]\n",
+				"archive/旧会议/会议记录.md": "# 会议记录\n## 决定\n[home](../../Home.md) [[周会]]\n",
+			}
+			if len(got) != len(want) || links != 3 {
+				t.Errorf("rewrites %+v (%d links), want %d notes, 3 links", got, links, len(want))
+			}
+			for p, w := range want {
+				if got[p] != w {
+					t.Errorf("%s:\n got %q\nwant %q", p, got[p], w)
+				}
+			}
+			// Nothing for a folder into itself or the top.
+			for _, c := range [][2]string{{"archive", "archive/x"}, {".", "x"}, {"archive", "archive"}} {
+				if rs, err := ix.FolderMoveRewrites(t.Context(), c[0], c[1], read); err != nil || rs != nil {
+					t.Errorf("FolderMoveRewrites(%s, %s) = %v, %v", c[0], c[1], rs, err)
+				}
+			}
+		})
+	}
+}

@@ -23,6 +23,24 @@ export function wikiParts(inner: string): WikiParts {
   return { target, heading, alias };
 }
 
+/** A piece of plain text (a user's message): text, or a [[wikilink]] with what it shows. */
+export type TextPiece = { text: string; wiki?: undefined } | { text: string; wiki: string };
+
+/** Splits plain text at its [[wikilinks]] (text shown: the alias, else target › heading). */
+export function wikiPieces(text: string): TextPiece[] {
+  const out: TextPiece[] = [];
+  let i = 0;
+  for (const mt of text.matchAll(/\[\[([^[\]\n]+?)\]\]/g)) {
+    const p = wikiParts(mt[1]);
+    if (!p.target) continue;
+    if (mt.index > i) out.push({ text: text.slice(i, mt.index) });
+    out.push({ text: p.alias || (p.heading ? `${p.target} › ${p.heading}` : p.target), wiki: mt[1] });
+    i = mt.index + mt[0].length;
+  }
+  if (i < text.length) out.push({ text: text.slice(i) });
+  return out;
+}
+
 /** A link found in a line: [from, to) are offsets in the line. */
 export type LineLink =
   | ({ kind: 'wiki'; from: number; to: number } & WikiParts)
@@ -103,6 +121,23 @@ export function relativeLinkPath(fromNote: string, href: string): string | null 
     } else out.push(p);
   }
   return out.join('/') || null;
+}
+
+/**
+ * Whether a Markdown link's href names a note relatively (a .md or
+ * .markdown path, not a URL, an anchor or an absolute path), as written:
+ * it is resolved where it is shown.
+ */
+export function isNoteHref(href: string): boolean {
+  const h = href.trim();
+  if (!h || /^[a-z][a-z0-9+.-]*:/i.test(h) || h.startsWith('//') || h.startsWith('#') || h.startsWith('/') || h.startsWith('\\')) return false;
+  let p = h.split('#')[0].split('?')[0];
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    return false;
+  }
+  return /\.(md|markdown)$/i.test(p);
 }
 
 /** The #fragment of a Markdown link (decoded), "" when none. */

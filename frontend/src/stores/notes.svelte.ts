@@ -9,7 +9,7 @@ import type { NoteHeading, NoteHit, NoteLink, NotesIndexStatus, WorkspaceChanged
 import { m } from '../lib/i18n.svelte';
 import { isSafeHref } from '../lib/markdown';
 import { dirName, isMarkdown } from '../lib/tree';
-import { linkFragment, newNotePath, noteName, relativeLinkPath, type LineLink, type LinkCompletion } from '../lib/links';
+import { linkFragment, newNotePath, noteName, relativeLinkPath, wikiParts, type LineLink, type LinkCompletion } from '../lib/links';
 import type { ConfirmStore } from './confirm.svelte';
 import type { ToastStore } from './toasts.svelte';
 
@@ -19,6 +19,8 @@ export interface LinkOffer {
   to: string;
   links: number;
   notes: number;
+  /** A folder moved: the links point into it. */
+  folder?: boolean;
 }
 
 export interface NotesDeps {
@@ -297,12 +299,12 @@ export class NotesStore {
 
   // ---- links after a rename ---------------------------------------------------------
 
-  /** After a note moved from → to: counts the links that pointed at it, and offers to update them. */
-  async afterRename(from: string, to: string): Promise<void> {
-    if (!isMarkdown(from) || !isMarkdown(to)) return;
+  /** After a note (or, dir, a folder) moved from → to: counts the links that pointed at it (into it), and offers to update them. */
+  async afterRename(from: string, to: string, dir = false): Promise<void> {
+    if (!dir && (!isMarkdown(from) || !isMarkdown(to))) return;
     try {
       const r = await this.client.notes.updateLinks(from, to, true);
-      this.offer = r.links > 0 ? { from, to, links: r.links, notes: r.changed.length } : null;
+      this.offer = r.links > 0 ? { from, to, links: r.links, notes: r.changed.length, ...(dir ? { folder: true } : {}) } : null;
     } catch {
       this.offer = null; // not indexed: nothing to offer
     }
@@ -348,6 +350,44 @@ export class NotesStore {
     this.refreshBacklinks(400);
   }
 
+  // ---- links in the chat -----------------------------------------------------------
+
+  private chatFound = new Map<string, Promise<boolean>>();
+  private chatTick = -1;
+
+  /** A note link shown in the chat (a wikilink's inside, or a relative link's href), resolved from the folder's top; null when it cannot name a note. */
+  chatLink(l: { wiki: string } | { href: string }): LineLink | null {
+    if ('wiki' in l) {
+      const p = wikiParts(l.wiki);
+      return p.target ? { kind: 'wiki', from: 0, to: 0, ...p } : null;
+    }
+    const rel = relativeLinkPath('', l.href);
+    return rel && isMarkdown(rel) ? { kind: 'md', from: 0, to: 0, href: l.href } : null;
+  }
+
+  /** Whether a note link in the chat finds a note (asked once per name until notes appear, go or move). */
+  chatLinkFinds(l: { wiki: string } | { href: string }): Promise<boolean> {
+    const link = this.chatLink(l);
+    if (!link) return Promise.resolve(false);
+    if (this.chatTick !== this.linksTick) {
+      this.chatFound.clear();
+      this.chatTick = this.linksTick;
+    }
+    const key = link.kind === 'wiki' ? 'w:' + link.target.toLowerCase() : 'm:' + link.href.split('#')[0];
+    let p = this.chatFound.get(key);
+    if (!p) {
+      p = this.resolve('', link, true).then((r) => !!r && r.path !== '');
+      this.chatFound.set(key, p);
+    }
+    return p;
+  }
+
+  /** Opens the note a link in the chat names (at its heading); a missing one is offered for creation. */
+  async openFromChat(l: { wiki: string } | { href: string }): Promise<boolean> {
+    const link = this.chatLink(l);
+    return link ? this.follow('', link) : false;
+  }
+
   /** Another folder opened: what was shown belongs to the old one. */
   reset(): void {
     this.seq++;
@@ -356,6 +396,7 @@ export class NotesStore {
     this.query = '';
     this.status = null;
     this.offer = null;
+    this.chatFound.clear();
     this.setBacklinksPath(null);
     void this.loadStatus();
   }
