@@ -46,6 +46,7 @@ export const ICONS = {
   diff: 'M12 3v6M9 6h6M9 15h6M5 21h14M5 3h4M15 3h4',
   at: circle(12, 12, 4) + 'M16 8v5a3 3 0 0 0 6 0v-1a10 10 0 1 0-4 8',
   sidebar: 'M3 4h18v16H3zM15 4v16',
+  columns: 'M3 4h18v16H3zM12 4v16',
 } as const;
 
 export type IconName = keyof typeof ICONS;

@@ -5,8 +5,10 @@
 // and DOMPurify, with a strict allow-list and hooks, has the last word: no
 // scripts, styles, frames, forms, event handlers, or links other than
 // http(s), mailto and relative ones. [[Wikilinks]] become
-// <a class="md-wikilink" href="#…"> (the inner text URL-encoded in the
-// fragment, shown text escaped); the notes preview follows them.
+// <a class="md-wikilink" data-wiki="…"> (the inner text, shown text
+// escaped) and relative links to .md notes <a class="md-notelink"
+// data-note="…"> (the href as written): neither has an href, so neither can
+// navigate; the chat and the notes preview open the note (handleMarkdownClick).
 //
 // Messages render block by block (top-level Markdown blocks), each block's
 // HTML cached by its source, so a streaming message re-renders only its last
@@ -24,7 +26,7 @@ import DOMPurify, { type Config } from 'dompurify';
 import { escapeHtml } from './html';
 import { highlight } from './highlight';
 import { locale, m } from './i18n.svelte';
-import { wikiParts } from './links';
+import { isNoteHref, wikiParts } from './links';
 
 export interface MarkdownOptions {
   /**
@@ -211,20 +213,16 @@ const md = new Marked({
   },
 });
 
-/** The href of a rendered wikilink: its inside, URL-encoded, as a fragment. */
-export function wikiHref(inner: string): string {
-  return '#' + encodeURIComponent(inner);
-}
-
-/** The inside of a rendered wikilink's [[…]] from its href; null for another link. */
+/** The inside of a rendered wikilink's [[…]]; null for another link. */
 export function wikiInner(a: Element): string | null {
   if (!a.classList.contains('md-wikilink')) return null;
-  const href = a.getAttribute('href') ?? '';
-  try {
-    return href.startsWith('#') ? decodeURIComponent(href.slice(1)) : null;
-  } catch {
-    return null;
-  }
+  return a.getAttribute('data-wiki');
+}
+
+/** The href, as written, of a rendered relative link to a note; null for another link. */
+export function noteHref(a: Element): string | null {
+  if (!a.classList.contains('md-notelink')) return null;
+  return a.getAttribute('data-note');
 }
 
 md.use({
@@ -248,7 +246,7 @@ md.use({
         const p = wikiParts(inner);
         const shown = p.alias || (p.target && p.heading ? `${p.target} › ${p.heading}` : p.target || p.heading);
         const title = p.target + (p.heading ? '#' + p.heading : '');
-        return `<a class="md-wikilink" href="${escapeHtml(wikiHref(inner))}" title="${escapeHtml(title)}">${escapeHtml(shown)}</a>`;
+        return `<a class="md-wikilink" data-wiki="${escapeHtml(inner)}" title="${escapeHtml(title)}">${escapeHtml(shown)}</a>`;
       },
     },
   ],
@@ -307,7 +305,7 @@ const ALLOWED_TAGS = [
 ];
 const ALLOWED_ATTR = [
   'href', 'title', 'alt', 'src', 'class', 'type', 'checked', 'disabled', 'align', 'start', 'colspan', 'rowspan',
-  'aria-label', 'data-line',
+  'aria-label', 'data-wiki', 'data-line',
 ];
 const CLASS_OK = /^(hljs(-[\w-]+)?|language-[\w+-]+|code-(block|head|lang)|copy-btn|md-[\w-]+)$/;
 
@@ -317,6 +315,9 @@ const PURIFY_CONFIG: Config = {
   ALLOW_DATA_ATTR: false,
   ALLOW_ARIA_ATTR: false,
   ALLOW_UNKNOWN_PROTOCOLS: false,
+  // A wikilink's inside is a note's name, never a URL ("Meeting: notes"
+  // must survive); nothing navigates to it.
+  ADD_URI_SAFE_ATTR: ['data-wiki'],
   FORBID_TAGS: ['script', 'style', 'iframe', 'frame', 'object', 'embed', 'form', 'svg', 'math', 'link', 'meta', 'base'],
   FORBID_ATTR: ['style', 'srcset', 'action', 'formaction'],
   ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
@@ -341,7 +342,19 @@ function getPurifier(): Purifier {
     switch (el.tagName) {
       case 'A': {
         const href = el.getAttribute('href');
-        if (href !== null && !isSafeHref(href)) el.removeAttribute('href');
+        if (el.hasAttribute('data-wiki') && !el.classList.contains('md-wikilink')) el.removeAttribute('data-wiki');
+        if (href !== null && !el.hasAttribute('data-wiki') && isNoteHref(href)) {
+          // A note: opened by the click handler, never navigated to.
+          el.setAttribute('data-note', href);
+          el.classList.add('md-notelink');
+          el.removeAttribute('href');
+        } else if (href !== null && !isSafeHref(href)) el.removeAttribute('href');
+        if (el.hasAttribute('data-wiki') || el.hasAttribute('data-note')) {
+          el.removeAttribute('href');
+          el.setAttribute('role', 'link');
+          el.setAttribute('tabindex', '0');
+          break;
+        }
         if (el.hasAttribute('href')) {
           el.setAttribute('target', '_blank');
           el.setAttribute('rel', 'noopener noreferrer');
@@ -607,6 +620,8 @@ export class MarkdownStream {
 export interface MarkdownActions {
   copy(text: string): Promise<void> | void;
   open(url: string): void;
+  /** Opens a note a link names: a wikilink's inside, or a relative link's href (none: such links do nothing here). */
+  openNote?(link: { wiki: string } | { href: string }): void;
 }
 
 /**
@@ -631,9 +646,24 @@ export function handleMarkdownClick(ev: MouseEvent, actions: MarkdownActions): v
   const a = target.closest('a');
   if (a) {
     ev.preventDefault();
+    const wiki = wikiInner(a);
+    const note = wiki === null ? noteHref(a) : null;
+    if (wiki !== null || note !== null) {
+      actions.openNote?.(wiki !== null ? { wiki } : { href: note ?? '' });
+      return;
+    }
     const href = a.getAttribute('href');
     if (href && /^(https?:|mailto:)/i.test(href) && isSafeHref(href)) actions.open(href);
   }
+}
+
+/** Enter on a focused note link opens it, as a click does (such links have no href, so the browser does not click them). */
+export function handleMarkdownKey(ev: KeyboardEvent): void {
+  if (ev.key !== 'Enter' || ev.isComposing) return;
+  const a = (ev.target as Element | null)?.closest?.('a.md-wikilink, a.md-notelink');
+  if (!a) return;
+  ev.preventDefault();
+  (a as HTMLElement).click();
 }
 
 function flash(btn: Element, label: string): void {

@@ -102,8 +102,15 @@ export class AppState {
     );
     void this.sessions.refresh();
     void this.agents.refresh();
-    void this.workspace.load();
+    void this.workspace.load().then(() => this.openSelected());
     void this.notes.loadStatus();
+  }
+
+  /** Opens the note named on the command line (`mnote ~/notes/todo.md`,
+   * or a second launch with one): workspace.get gives it once. */
+  private async openSelected(): Promise<void> {
+    const sel = this.workspace.info?.select;
+    if (sel) await this.openFile(sel);
   }
 
   stop(): void {
@@ -208,20 +215,22 @@ export class AppState {
 
   /** Renames a file or folder in place; open tabs follow. */
   async renamePath(path: string, name: string): Promise<boolean> {
+    const dir = !!this.workspace.node(path)?.dir;
     const done = await this.workspace.rename(path, name);
     if (done) {
       this.editor.renamed(path, done);
-      void this.notes.afterRename(path, done);
+      void this.notes.afterRename(path, done, dir);
     }
     return !!done;
   }
 
   /** Renames or moves a file or folder; open tabs follow. */
   async movePath(path: string, to: string): Promise<boolean> {
+    const dir = !!this.workspace.node(path)?.dir;
     const done = await this.workspace.move(path, to);
     if (done) {
       this.editor.renamed(path, done);
-      void this.notes.afterRename(path, done);
+      void this.notes.afterRename(path, done, dir);
     }
     return !!done;
   }

@@ -26,12 +26,17 @@ import { ApiError, type Client } from '../api';
 import type { BufferEvent, BufferState, PromptContext } from '../api/types';
 import { m } from '../lib/i18n.svelte';
 import { merge3 } from '../lib/merge';
-import { readBool, writeBool } from '../lib/prefs';
+import { readBool, readPref, writeBool, writePref } from '../lib/prefs';
 import { baseName, isUnder } from '../lib/tree';
 import type { ConfirmStore } from './confirm.svelte';
 import type { ToastStore } from './toasts.svelte';
 
 const AUTOSAVE_KEY = 'mnote.autosave';
+const VIEW_KEY = 'mnote.editor.view';
+
+/** What a tab shows: the editor, the editor and its preview side by side, or the preview. */
+export type ViewMode = 'edit' | 'split' | 'preview';
+const VIEW_MODES: readonly ViewMode[] = ['edit', 'split', 'preview'];
 
 /** The editor's text: a string, or anything that turns into one (CodeMirror's Text). */
 export type TextSource = string | { toString(): string };
@@ -81,7 +86,8 @@ export class Tab {
   theirs: string | null = $state.raw(null);
   deleted = $state(false);
   saving = $state(false);
-  preview = $state(false);
+  /** The view chosen for this tab (split shows one at a time when the pane is narrow). */
+  mode: ViewMode = $state('edit');
   /** When an agent last wrote the file (ms): the tab flashes. */
   agentWrote = $state(0);
   /** An agent's write was merged into unsaved edits (the bar says so until the tab is saved or replaced). */
@@ -92,8 +98,8 @@ export class Tab {
   version = 0;
   /** The editor's text since the last replacement (null: `content`). */
   draft: TextSource | null = null;
-  /** Bumped by every edit (to know whether an answer covers the latest). */
-  editSeq = 0;
+  /** Bumped by every edit (to know whether an answer covers the latest; the preview beside the editor follows it). */
+  editSeq = $state(0);
   closed = false;
 
   constructor(st: BufferState) {
@@ -108,6 +114,11 @@ export class Tab {
 
   get dirty(): boolean {
     return this.pending || this.goDirty;
+  }
+
+  /** The preview shows (alone or beside the editor). */
+  get preview(): boolean {
+    return this.mode !== 'edit';
   }
 
   get name(): string {
@@ -139,6 +150,10 @@ export class EditorStore {
   diff: DiffShown | null = $state.raw(null);
   /** A line the editor is to show (openAt); cleared by the editor once shown. */
   reveal: Reveal | null = $state.raw(null);
+  /** The view new tabs open in: the last one chosen (kept). */
+  viewMode: ViewMode = $state(viewPref());
+  /** The note pane is too narrow for split (the editor pane says): split shows the editor. */
+  narrow = $state(false);
 
   private pushTimers = new Map<Tab, ReturnType<typeof setTimeout>>();
   private saveTimers = new Map<Tab, ReturnType<typeof setTimeout>>();
@@ -200,6 +215,22 @@ export class EditorStore {
     if (!on) for (const t of [...this.saveTimers.keys()]) this.clearTimer(this.saveTimers, t);
   }
 
+  /** Shows tab in a view (and remembers it for the tabs opened next). */
+  setMode(tab: Tab | undefined, mode: ViewMode): void {
+    this.viewMode = mode;
+    writePref(VIEW_KEY, mode);
+    if (tab) tab.mode = mode;
+  }
+
+  /** The next view (Ctrl+Shift+V): edit → split → preview → edit; split is skipped while the pane is narrow. */
+  cycleMode(tab: Tab | undefined = this.active): void {
+    if (!tab) return;
+    const cur = tab.mode === 'split' && this.narrow ? 'edit' : tab.mode;
+    let next = VIEW_MODES[(VIEW_MODES.indexOf(cur) + 1) % VIEW_MODES.length];
+    if (next === 'split' && this.narrow) next = 'preview';
+    this.setMode(tab, next);
+  }
+
   activate(path: string): void {
     if (!this.byPath(path) || this.activePath === path) return;
     this.activePath = path;
@@ -210,7 +241,7 @@ export class EditorStore {
   revealLine(path: string, line: number): void {
     const tab = this.byPath(path);
     if (!tab) return;
-    tab.preview = false;
+    if (tab.mode === 'preview') tab.mode = 'edit';
     this.reveal = { path, line: Math.max(1, Math.floor(line) || 1), seq: ++revealSeq };
   }
 
@@ -239,6 +270,7 @@ export class EditorStore {
           return again;
         }
         const tab = new Tab(st);
+        tab.mode = this.viewMode;
         this.tabs = [...this.tabs, tab];
         this.activate(tab.path);
         return tab;
@@ -597,4 +629,9 @@ export class EditorStore {
     if (t) clearTimeout(t);
     m.delete(tab);
   }
+}
+
+function viewPref(): ViewMode {
+  const v = readPref(VIEW_KEY);
+  return VIEW_MODES.find((m) => m === v) ?? 'edit';
 }
