@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"mnote/app/cli"
+	"mnote/workspace"
 )
 
 //go:embed all:frontend/dist
@@ -94,7 +95,7 @@ func resolveTarget(arg, cwd string) (target, bool, error) {
 	st, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if isMarkdown(p) || strings.ContainsRune(arg, os.PathSeparator) {
+		if workspace.IsMarkdown(p) || strings.ContainsRune(arg, os.PathSeparator) {
 			return target{}, false, fmt.Errorf("%s: no such folder or file", p)
 		}
 		return target{}, false, nil // `mnote frobnicate`: an unknown command
@@ -102,17 +103,9 @@ func resolveTarget(arg, cwd string) (target, bool, error) {
 		return target{}, false, fmt.Errorf("%s: %w", p, err)
 	case st.IsDir():
 		return target{Dir: p}, true, nil
-	case st.Mode().IsRegular() && isMarkdown(p):
+	case st.Mode().IsRegular() && workspace.IsMarkdown(p):
 		return target{Dir: filepath.Dir(p), File: p}, true, nil
 	default:
 		return target{}, false, fmt.Errorf("%s: not a folder or a Markdown file", p)
 	}
-}
-
-func isMarkdown(p string) bool {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".md", ".markdown", ".mdown", ".mkd":
-		return true
-	}
-	return false
 }

@@ -60,7 +60,7 @@ func openWindow(t target) int {
 
 	emitter := &app.WailsEmitter{}
 	d := &desktop{log: log, emitter: emitter, geom: geometryFile(paths)}
-	svc, err := app.New(app.Config{Paths: paths, Workspace: t.Dir, Emitter: emitter, Logger: log, ClientVersion: cli.Version, PickFolder: d.pickFolder, SaveFile: d.saveFile})
+	svc, err := app.New(app.Config{Paths: paths, Workspace: t.Dir, Select: t.File, Emitter: emitter, Logger: log, ClientVersion: cli.Version, PickFolder: d.pickFolder, SaveFile: d.saveFile})
 	if err != nil {
 		log.Error("mnote's data folder could not be opened", "err", err)
 		return 1
@@ -177,12 +177,12 @@ func (d *desktop) secondInstance(data options.SecondInstanceData) {
 		}
 		return
 	}
-	args, _ := json.Marshal(map[string]string{"dir": t.Dir})
+	args, _ := json.Marshal(map[string]string{"dir": t.Dir, "select": t.File})
 	if _, err := d.svc.Bridge().Call("workspace.open", string(args)); err != nil {
 		d.log.Warn("the folder of a second launch could not be opened", "dir", t.Dir, "err", err)
 		return
 	}
-	d.log.Info("opened the folder of a second launch", "dir", t.Dir)
+	d.log.Info("opened the folder of a second launch", "dir", t.Dir, "select", t.File)
 	wruntime.WindowReloadApp(ctx) // the page reads the open folder again
 }
 
@@ -193,12 +193,12 @@ func (d *desktop) beforeClose(ctx context.Context) bool {
 }
 
 // saveFile is the native save dialog for an export ("" when cancelled).
-func (d *desktop) saveFile(_ context.Context, name string) (string, error) {
+func (d *desktop) saveFile(_ context.Context, dir, name string) (string, error) {
 	ctx := d.context()
 	if ctx == nil {
 		return "", errors.New("the window is not ready yet; try again")
 	}
-	return wruntime.SaveFileDialog(ctx, wruntime.SaveDialogOptions{Title: "Export the session", DefaultFilename: name, CanCreateDirectories: true})
+	return wruntime.SaveFileDialog(ctx, wruntime.SaveDialogOptions{Title: "Export the session", DefaultDirectory: dir, DefaultFilename: name, CanCreateDirectories: true})
 }
 
 // pickFolder is the native "Open folder" dialog ("" when cancelled).

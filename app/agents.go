@@ -113,7 +113,7 @@ func (s *Services) noteAgent(name string, err error) {
 func (s *Services) config() (runtimes.Config, *Error) {
 	cfg, err := runtimes.LoadConfig(s.paths.ConfigFile)
 	if err != nil {
-		return runtimes.Config{}, newError(CodeBadRequest, "%w", err)
+		return runtimes.Config{}, newError(CodeBadRequest, "%w", err).why(ReasonConfigInvalid)
 	}
 	return cfg, nil
 }
@@ -121,7 +121,7 @@ func (s *Services) config() (runtimes.Config, *Error) {
 // runtime finds a named agent.
 func (s *Services) runtime(name string) (runtimes.Runtime, *Error) {
 	if strings.TrimSpace(name) == "" {
-		return runtimes.Runtime{}, badRequest("which agent? give its name (see agents.list)")
+		return runtimes.Runtime{}, badRequest("which agent? give its name (see agents.list)").why(ReasonAgentRequired)
 	}
 	cfg, e := s.config()
 	if e != nil {
@@ -129,7 +129,7 @@ func (s *Services) runtime(name string) (runtimes.Runtime, *Error) {
 	}
 	rt, ok := runtimes.Lookup(cfg.Runtimes(), name)
 	if !ok {
-		return runtimes.Runtime{}, &Error{Code: CodeAgentMissing, Message: fmt.Sprintf("there is no agent named %q", name)}
+		return runtimes.Runtime{}, (&Error{Code: CodeAgentMissing, Message: fmt.Sprintf("there is no agent named %q", name)}).why(ReasonAgentUnknown, "agent", name)
 	}
 	return rt, nil
 }
@@ -138,7 +138,7 @@ func (s *Services) runtime(name string) (runtimes.Runtime, *Error) {
 func (s *Services) resolve(rt runtimes.Runtime) (runtimes.Resolved, *Error) {
 	res, err := s.det.Resolve(rt)
 	if err != nil {
-		e := errorFrom("", err)
+		e := errorFrom("", err).with("agent", rt.Title)
 		if e.Code == CodeAgentMissing {
 			e.Details = rt.InstallHint
 		}
@@ -308,14 +308,14 @@ type customArgs struct {
 func (s *Services) agentsSaveCustom(_ context.Context, a customArgs) (any, *Error) {
 	name := strings.TrimSpace(a.Name)
 	if name == "" || strings.ContainsAny(name, "\x00\n\r") {
-		return nil, badRequest("the agent needs a name")
+		return nil, badRequest("the agent needs a name").why(ReasonAgentNameRequired)
 	}
 	if strings.TrimSpace(a.Command) == "" {
-		return nil, badRequest("the agent %q needs a command", name)
+		return nil, badRequest("the agent %q needs a command", name).why(ReasonAgentCommandRequired, "agent", name)
 	}
 	for k := range a.Env {
 		if runtimes.IsDeniedEnv(k) {
-			return nil, badRequest("the variable %s is mnote's own secret and cannot be given to an agent", k)
+			return nil, badRequest("the variable %s is mnote's own secret and cannot be given to an agent", k).why(ReasonSecretVariable, "variable", k)
 		}
 	}
 	cfg, e := s.config()
@@ -334,7 +334,7 @@ func (s *Services) agentsSaveCustom(_ context.Context, a customArgs) (any, *Erro
 	entry.Env = maps.Clone(a.Env)
 	cfg.AgentServers[name] = entry
 	if err := runtimes.SaveConfig(s.paths.ConfigFile, cfg); err != nil {
-		return nil, newError(CodeWriteFailed, "%w", err)
+		return nil, newError(CodeWriteFailed, "%w", err).why(ReasonConfigWriteFailed)
 	}
 	s.noteAgent(name, nil)
 	return s.listAgents()
@@ -346,18 +346,18 @@ func (s *Services) agentsRemoveCustom(_ context.Context, a nameArgs) (any, *Erro
 		return nil, e
 	}
 	if _, ok := cfg.AgentServers[a.Name]; !ok {
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no custom agent named %q", a.Name)}
+		return nil, (&Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no custom agent named %q", a.Name)}).why(ReasonAgentUnknown, "agent", a.Name)
 	}
 	delete(cfg.AgentServers, a.Name)
 	if err := runtimes.SaveConfig(s.paths.ConfigFile, cfg); err != nil {
-		return nil, newError(CodeWriteFailed, "%w", err)
+		return nil, newError(CodeWriteFailed, "%w", err).why(ReasonConfigWriteFailed)
 	}
 	return s.listAgents()
 }
 
 // needsAuthError describes an agent that wants the user to log in.
 func needsAuthError(title, agentPath string, methods []acp.AuthMethod, err error) *Error {
-	e := &Error{Code: CodeNeedsAuth, cause: err}
+	e := (&Error{Code: CodeNeedsAuth, cause: err}).why(ReasonAgentNeedsAuth, "agent", title)
 	if len(methods) == 0 {
 		e.Message = fmt.Sprintf("%s needs you to log in first (run it once in a terminal and log in).", title)
 		return e
@@ -379,6 +379,7 @@ func needsAuthError(title, agentPath string, methods []acp.AuthMethod, err error
 		lines = append(lines, line)
 	}
 	e.Message = fmt.Sprintf("%s needs you to log in first; it offers: %s.", title, strings.Join(names, ", "))
+	e.with("methods", strings.Join(names, ", "))
 	e.Details = strings.Join(lines, "\n")
 	return e
 }
@@ -392,9 +393,12 @@ func bindError(rt runtimes.Runtime, a *acp.Agent, err error) *Error {
 		}
 		return needsAuthError(rt.Title, rt.Command, methods, err)
 	}
-	e := errorFrom("", err)
+	e := errorFrom("", err).with("agent", rt.Title)
 	if e.Code == CodeInternal {
 		e.Code = CodeAgentFailed
+	}
+	if e.Reason == "" {
+		e.Reason = ReasonAgentStartFailed
 	}
 	if e.Details == "" && a != nil {
 		e.Details = a.StderrTail(20)

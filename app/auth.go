@@ -30,7 +30,7 @@ func (s *Services) agentsSetKey(_ context.Context, a setKeyArgs) (any, *Error) {
 		return nil, e
 	}
 	if err := runtimes.SetSecret(s.paths.ConfigFile, a.Name, strings.TrimSpace(a.Var), strings.TrimSpace(a.Value)); err != nil {
-		return nil, newError(CodeBadRequest, "%w", err)
+		return nil, newError(CodeBadRequest, "%w", err).why(ReasonKeyNotSaved, "variable", strings.TrimSpace(a.Var))
 	}
 	return s.listAgents()
 }
@@ -59,13 +59,13 @@ func (s *Services) agentsAuthenticate(ctx context.Context, a authArgs) (any, *Er
 	}
 	defer ag.Stop()
 	if !slices.ContainsFunc(ag.Init.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == a.Method }) {
-		return nil, badRequest("%s has no auth method %q", rt.Title, a.Method)
+		return nil, badRequest("%s has no auth method %q", rt.Title, a.Method).why(ReasonAuthMethodUnknown, "agent", rt.Title, "method", a.Method)
 	}
 	if err := ag.Authenticate(ctx, a.Method); err != nil {
 		e := bindError(rt, ag, err)
 		if e.Code != CodeNeedsAuth {
 			// The agent refused this login: the user has still to sign in.
-			e = &Error{Code: CodeNeedsAuth, Message: fmt.Sprintf("%s: the sign-in did not succeed: %s", rt.Title, e.Message), Details: e.Details, cause: err}
+			e = (&Error{Code: CodeNeedsAuth, Message: fmt.Sprintf("%s: the sign-in did not succeed: %s", rt.Title, e.Message), Details: e.Details, cause: err}).why(ReasonAuthFailed, "agent", rt.Title)
 		}
 		s.noteAgent(rt.Name, e)
 		return nil, e
@@ -111,24 +111,24 @@ func (s *Services) agentsOpenTerminal(ctx context.Context, a terminalArgs) (any,
 			}
 		}
 		if command == "" {
-			return nil, badRequest("%s has no terminal login method %q", rt.Title, a.Method)
+			return nil, badRequest("%s has no terminal login method %q", rt.Title, a.Method).why(ReasonAuthMethodUnknown, "agent", rt.Title, "method", a.Method)
 		}
 	} else {
 		command = runtimes.CommandLine(res.Path, res.Args)
 	}
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return nil, &Error{Code: CodeBadRequest, Message: "there is no display to open a terminal on: run this yourself", Details: command}
+		return nil, &Error{Code: CodeBadRequest, Reason: ReasonNoDisplay, Message: "there is no display to open a terminal on: run this yourself", Details: command}
 	}
 	term, args := findTerminal()
 	if term == "" {
-		return nil, &Error{Code: CodeBadRequest, Message: "no terminal program was found: run this in a terminal yourself", Details: command}
+		return nil, &Error{Code: CodeBadRequest, Reason: ReasonNoTerminalProgram, Message: "no terminal program was found: run this in a terminal yourself", Details: command}
 	}
 	// Keep the window open after the command, so its output can be read.
 	script := command + `; echo; read -r -p "Press Enter to close this window." _`
 	cmd := exec.Command(term, append(args, "sh", "-c", script)...)
 	cmd.Env = res.Env // the agent's environment: never mnote's own secrets
 	if err := cmd.Start(); err != nil {
-		return nil, &Error{Code: CodeBadRequest, Message: fmt.Sprintf("%s did not start: run this in a terminal yourself", term), Details: command, cause: err}
+		return nil, (&Error{Code: CodeBadRequest, Message: fmt.Sprintf("%s did not start: run this in a terminal yourself", term), Details: command, cause: err}).why(ReasonTerminalNotStarted, "terminal", term)
 	}
 	go cmd.Wait() //nolint:errcheck // the terminal's own business
 	return map[string]string{"terminal": term, "command": command}, nil

@@ -27,7 +27,10 @@ type Config struct {
 	// --workspace). Empty: the last one used, if any. New sessions work in
 	// the open workspace, else in the home folder.
 	Workspace string
-	Emitter   Emitter // nil drops events
+	// Select is a Markdown file in Workspace to open first (`mnote
+	// ~/notes/todo.md`): the next workspace.get names it once.
+	Select  string
+	Emitter Emitter // nil drops events
 	// Detector finds agents. Default: one that asks the user's login shell
 	// for PATH once (the window is started from a desktop launcher, which
 	// does not pass the terminal's PATH).
@@ -50,10 +53,11 @@ type Config struct {
 	// PickFolder shows the native folder dialog (the window's); "" means
 	// cancelled. nil: there is none (mnote serve), the page asks for a path.
 	PickFolder func(ctx context.Context) (string, error)
-	// SaveFile shows the native save dialog for an export named name and
-	// returns the chosen path ("" cancelled). nil (mnote serve): exports
-	// are returned to the page, which downloads them.
-	SaveFile func(ctx context.Context, name string) (string, error)
+	// SaveFile shows the native save dialog for an export named name,
+	// opened in the folder dir ("" the dialog's default), and returns the
+	// chosen path ("" cancelled). nil (mnote serve): exports are returned
+	// to the page, which downloads them.
+	SaveFile func(ctx context.Context, dir, name string) (string, error)
 	// MCPCommand is the program agents start for the notes tools
 	// (`MCPCommand mcp`); "" is this executable.
 	MCPCommand string
@@ -164,7 +168,7 @@ type Bridge struct {
 // Invoke). Work that outlives a call never hangs on the call's context.
 func (b *Bridge) Call(method string, args string) (string, error) {
 	if b == nil || b.s == nil {
-		return "", &Error{Code: CodeInternal, Message: "mnote's services are not running"}
+		return "", &Error{Code: CodeInternal, Reason: ReasonShuttingDown, Message: "mnote's services are not running"}
 	}
 	res, e := b.s.Invoke(b.s.life, method, json.RawMessage(args))
 	if e != nil {
@@ -200,7 +204,7 @@ func method[A any](fn func(s *Services, ctx context.Context, a A) (any, *Error))
 			dec := json.NewDecoder(bytes.NewReader(raw))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&a); err != nil {
-				return nil, badRequest("the arguments do not fit: %w", err)
+				return nil, badRequest("the arguments do not fit: %w", err).why(ReasonInvalidArguments)
 			}
 		}
 		return fn(s, ctx, a)
@@ -299,18 +303,18 @@ func init() {
 func (s *Services) Invoke(ctx context.Context, name string, args json.RawMessage) (res any, e *Error) {
 	h, ok := methods[name]
 	if !ok {
-		return nil, badRequest("there is no method %q", name)
+		return nil, badRequest("there is no method %q", name).why(ReasonUnknownMethod, "method", name)
 	}
 	s.mu.Lock()
 	down := s.shutdown
 	s.mu.Unlock()
 	if down {
-		return nil, &Error{Code: CodeInternal, Message: "mnote is shutting down"}
+		return nil, shutdownError()
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("bridge method panicked", "method", name, "panic", r, "stack", string(debug.Stack()))
-			res, e = nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("%s failed unexpectedly: %v", name, r)}
+			res, e = nil, (&Error{Code: CodeInternal, Message: fmt.Sprintf("%s failed unexpectedly: %v", name, r)}).why(ReasonUnexpected, "method", name)
 		}
 	}()
 	res, e = h(s, ctx, args)

@@ -110,7 +110,7 @@ func (s *Services) elicitationsAnswer(_ context.Context, a answerArgs) (any, *Er
 	defer q.mu.Unlock()
 	pq, ok := q.pending[a.RequestID]
 	if !ok || pq.l.id != a.SessionID {
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no question %q is waiting in session %q", a.RequestID, a.SessionID)}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonQuestionNotWaiting, Message: fmt.Sprintf("no question %q is waiting in session %q", a.RequestID, a.SessionID)}
 	}
 	ans := acp.ElicitationAnswer{Action: a.Action}
 	if a.Action == acp.ElicitAccept {
@@ -119,7 +119,7 @@ func (s *Services) elicitationsAnswer(_ context.Context, a answerArgs) (any, *Er
 			content = json.RawMessage("{}")
 		}
 		if err := pq.schema.ValidateContent(content); err != nil {
-			return nil, &Error{Code: CodeBadRequest, Message: "the answer does not fit the form", Details: fieldErrors(err)}
+			return nil, &Error{Code: CodeBadRequest, Reason: ReasonAnswerInvalid, Message: "the answer does not fit the form", Details: fieldErrors(err)}
 		}
 		ans.Content = slices.Clone(content)
 	}

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 
 	"mnote/acp"
@@ -41,10 +43,18 @@ const (
 
 // Error is every failure the bridge reports. In the window the rejected
 // promise's message is its JSON; `mnote serve` answers {"error": <it>}.
+//
+// Code is the broad class (an API: the page acts on it); Reason names the
+// case (reasons.go) and Params its values (agent, path, count…), so that
+// the page words it in its own language. Message is the English sentence:
+// the fallback for a page that does not know the reason, and what logs and
+// the CLI print.
 type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Details string `json:"details,omitempty"`
+	Code    string            `json:"code"`
+	Reason  string            `json:"reason,omitempty"`
+	Message string            `json:"message"`
+	Details string            `json:"details,omitempty"`
+	Params  map[string]string `json:"params,omitempty"`
 
 	cause error
 }
@@ -71,6 +81,123 @@ func newError(code, format string, a ...any) *Error {
 
 func badRequest(format string, a ...any) *Error { return newError(CodeBadRequest, format, a...) }
 
+// why sets the reason and params (key, value pairs) and returns e.
+func (e *Error) why(reason string, kv ...string) *Error {
+	e.Reason = reason
+	return e.with(kv...)
+}
+
+// with adds params (key, value pairs; an empty value is left out) without
+// replacing one already set, and returns e.
+func (e *Error) with(kv ...string) *Error {
+	e.Params = addParams(e.Params, kv...)
+	return e
+}
+
+// addParams adds key, value pairs to m (made when needed), keeping the
+// values m has.
+func addParams(m map[string]string, kv ...string) map[string]string {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			continue
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		if _, ok := m[kv[i]]; !ok {
+			m[kv[i]] = kv[i+1]
+		}
+	}
+	return m
+}
+
+// reasonOf names the case of a failure from the errors it wraps, with its
+// params; "" when none is known.
+func reasonOf(err error) (string, []string) {
+	var ee *acp.ExitError
+	var refused *workspace.RefusedError
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, errShutdown):
+		return ReasonShuttingDown, nil
+	case errors.Is(err, acp.ErrAuthRequired):
+		return ReasonAgentNeedsAuth, nil
+	case errors.As(err, &ee):
+		return ReasonAgentExited, exitParams(ee)
+	case errors.Is(err, acp.ErrTimeout):
+		return ReasonAgentTimeout, nil
+	case errors.Is(err, runtimes.ErrNotInstalled):
+		return ReasonAgentNotInstalled, nil
+	case errors.Is(err, runtimes.ErrNoCommand):
+		return ReasonAgentNoCommand, nil
+	case errors.Is(err, store.ErrSessionBusy):
+		return ReasonSessionBusy, nil
+	case sqlitedb.IsBusy(err):
+		return ReasonDatabaseBusy, nil
+	case errors.As(err, &refused):
+		p := []string{"path", refused.Path}
+		switch {
+		case errors.Is(refused.Err, workspace.ErrDenied):
+			return ReasonMnoteData, p
+		case errors.Is(refused.Err, workspace.ErrNotRegular):
+			return ReasonNotRegularFile, p
+		case errors.Is(refused.Err, workspace.ErrHardLink):
+			return ReasonHardLink, p
+		case errors.Is(refused.Err, workspace.ErrReplaced):
+			return ReasonFolderReplaced, p
+		}
+		return ReasonOutsideFolder, p
+	case errors.Is(err, workspace.ErrTooLarge):
+		return ReasonTooLarge, nil
+	case errors.Is(err, workspace.ErrNotText):
+		return ReasonNotUTF8, nil
+	case errors.Is(err, workspace.ErrNotRegular):
+		return ReasonNotRegularFile, nil
+	case errors.Is(err, workspace.ErrTooBig):
+		return ReasonCheckpointsTooBig, nil
+	case errors.Is(err, workspace.ErrConflict):
+		return ReasonFileChangedOnDisk, nil
+	case errors.Is(err, workspace.ErrReplaced):
+		return ReasonFolderReplaced, nil
+	case errors.Is(err, fs.ErrExist):
+		return ReasonFileExists, nil
+	case errors.Is(err, store.ErrNotFound):
+		return ReasonSessionNotFound, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return ReasonFileNotFound, nil
+	case errors.Is(err, context.Canceled):
+		return ReasonCancelled, nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return ReasonTimedOut, nil
+	}
+	return "", nil
+}
+
+// shutdownError is the error of a call that raced with Shutdown.
+func shutdownError() *Error {
+	return &Error{Code: CodeInternal, Reason: ReasonShuttingDown, Message: errShutdown.Error(), cause: errShutdown}
+}
+
+// exitParams are the params of an agent that exited: its exit code, or
+// the signal that killed it.
+func exitParams(ee *acp.ExitError) []string {
+	if ee.Signal != "" {
+		return []string{"signal", ee.Signal}
+	}
+	return []string{"code", strconv.Itoa(ee.Code)}
+}
+
+// classify sets e's reason from err when it has none.
+func (e *Error) classify(err error) *Error {
+	if e.Reason == "" {
+		if r, kv := reasonOf(err); r != "" {
+			e.why(r, kv...)
+		}
+	}
+	return e
+}
+
 // errorFrom classifies err. what, when not empty, starts the message
 // ("start Claude Code", "rename session x").
 func errorFrom(what string, err error) *Error {
@@ -85,7 +212,7 @@ func errorFrom(what string, err error) *Error {
 	if what != "" {
 		msg = what + ": " + msg
 	}
-	e := &Error{Code: CodeInternal, Message: msg, cause: err}
+	e := (&Error{Code: CodeInternal, Message: msg, cause: err}).classify(err)
 	var ee *acp.ExitError
 	var refused *workspace.RefusedError
 	switch {

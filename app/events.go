@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"strconv"
@@ -72,12 +73,18 @@ type TurnPayload struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// NoticePayload is the payload of a "notice" event.
+// NoticePayload is the payload of a "notice" event. Like Error, Reason
+// (reasons.go) and Params let the page word it; Message is the English
+// fallback (and what logs show). Code is the error code of a notice that
+// tells a failure (a turn that failed or could not start).
 type NoticePayload struct {
-	Level   string `json:"level"` // info, warn, error
-	Message string `json:"message"`
-	Details string `json:"details,omitempty"`
-	Action  string `json:"action,omitempty"` // restart, login
+	Level   string            `json:"level"` // info, warn, error
+	Code    string            `json:"code,omitempty"`
+	Reason  string            `json:"reason,omitempty"`
+	Message string            `json:"message"`
+	Details string            `json:"details,omitempty"`
+	Params  map[string]string `json:"params,omitempty"`
+	Action  string            `json:"action,omitempty"` // restart, login
 }
 
 // ResolvedPayload is the payload of a "permission_resolved" event.
@@ -194,17 +201,20 @@ func (p *pump) Event(ev *chat.Event) {
 		}
 		tp := TurnPayload{State: "ended", Turn: int(p.turn.Load())}
 		if tr := ev.Turn; tr != nil {
-			tp.Turn, tp.StopReason, tp.Error = tr.Turn, tr.StopReason, tr.Error
+			tp.Turn, tp.StopReason = tr.Turn, tr.StopReason
 		}
 		if ev.Err != nil {
-			if ev.Err.Error() != p.errNoticed { // a write failure was told already
+			// One banner per failure: the notice tells it (or told it
+			// already, for a write failure), so the turn's end does not
+			// repeat it in error.
+			if ev.Err.Error() != p.errNoticed {
 				p.push(item{kind: itEvent, typ: EvNotice, payload: p.failureNotice(ev.Err)})
 			}
 			if tp.StopReason == "" {
 				tp.StopReason = "error"
 			}
 		} else if ev.Turn != nil && ev.Turn.Killed {
-			p.push(item{kind: itEvent, typ: EvNotice, payload: NoticePayload{Level: "warn", Action: "restart",
+			p.push(item{kind: itEvent, typ: EvNotice, payload: NoticePayload{Level: "warn", Action: "restart", Reason: ReasonAgentKilled,
 				Message: "The agent did not stop when asked, so mnote stopped it; the next prompt starts it again."}})
 		}
 		// The turn's end is sent by the turn's goroutine once the
@@ -213,7 +223,7 @@ func (p *pump) Event(ev *chat.Event) {
 	case chat.EvBound:
 		if b := ev.Binding; b != nil {
 			if b.Note != "" {
-				p.push(item{kind: itEvent, typ: EvNotice, payload: NoticePayload{Level: "info", Message: b.Note}})
+				p.push(item{kind: itEvent, typ: EvNotice, payload: bindingNotice(b)})
 			}
 			if n := p.th.Len(); b.How == "load" && n > 0 {
 				// The end of a replay closes the streaming entry (always
@@ -226,12 +236,16 @@ func (p *pump) Event(ev *chat.Event) {
 	case chat.EvError:
 		if ev.Err != nil {
 			p.errNoticed = ev.Err.Error()
-			p.push(item{kind: itEvent, typ: EvNotice, payload: NoticePayload{Level: "error", Message: p.errNoticed}})
+			n := NoticePayload{Level: "error", Code: CodeWriteFailed, Reason: ReasonTranscriptWriteFailed, Message: p.errNoticed}
+			if cause := errors.Unwrap(ev.Err); cause != nil {
+				n.Details = cause.Error()
+			}
+			p.push(item{kind: itEvent, typ: EvNotice, payload: n})
 		}
 	case chat.EvBad:
 		if !p.badNoticed && ev.Err != nil {
 			p.badNoticed = true
-			p.push(item{kind: itEvent, typ: EvNotice, payload: NoticePayload{Level: "warn",
+			p.push(item{kind: itEvent, typ: EvNotice, payload: NoticePayload{Level: "warn", Reason: ReasonAgentBadOutput,
 				Message: "The agent sent something mnote could not use; it is kept in the transcript.", Details: ev.Err.Error()}})
 		}
 	}
@@ -239,7 +253,11 @@ func (p *pump) Event(ev *chat.Event) {
 
 // failureNotice describes a turn that failed.
 func (p *pump) failureNotice(err error) NoticePayload {
-	n := NoticePayload{Level: "error", Message: err.Error()}
+	e := errorFrom("", err)
+	n := NoticePayload{Level: "error", Code: e.Code, Reason: cmp.Or(e.Reason, ReasonTurnFailed), Params: e.Params, Message: err.Error()}
+	if n.Code == CodeInternal {
+		n.Code = CodeAgentFailed
+	}
 	var ee *acp.ExitError
 	if errors.As(err, &ee) {
 		n.Message = "The agent stopped: " + errString(ee)
@@ -249,6 +267,15 @@ func (p *pump) failureNotice(err error) NoticePayload {
 		n.Action = "login"
 	} else if p.agentTail != nil {
 		n.Details = p.agentTail()
+	}
+	return n
+}
+
+// bindingNotice tells that a session continues in a new agent session.
+func bindingNotice(b *chat.Binding) NoticePayload {
+	n := NoticePayload{Level: "info", Reason: ReasonSessionNotContinued, Message: b.Note}
+	if b.NoteReason == chat.NoteCannotContinue {
+		n.Reason, n.Params = ReasonAgentCannotContinue, addParams(nil, "message", b.NoteCause)
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,7 @@ func (s *Services) filesOpen(_ context.Context, a pathArgs) (any, *Error) {
 	}
 	st, err := w.Buffers().Open(a.Path)
 	if err != nil {
-		return nil, workspaceError("open "+a.Path, err)
+		return nil, workspaceError("open "+a.Path, err).with("path", a.Path)
 	}
 	return st, nil
 }
@@ -41,7 +42,7 @@ func (s *Services) filesUpdate(_ context.Context, a contentArgs) (any, *Error) {
 	}
 	st, err := w.Buffers().Update(a.Path, a.Content, true)
 	if err != nil {
-		return nil, workspaceError("edit "+a.Path, err)
+		return nil, workspaceError("edit "+a.Path, err).with("path", a.Path)
 	}
 	return st, nil
 }
@@ -54,15 +55,15 @@ func (s *Services) filesSave(_ context.Context, a contentArgs) (any, *Error) {
 	bs := w.Buffers()
 	if _, ok := bs.Get(a.Path); !ok {
 		if _, err := bs.Open(a.Path); err != nil && !errors.Is(err, workspace.ErrNotFound) {
-			return nil, workspaceError("save "+a.Path, err)
+			return nil, workspaceError("save "+a.Path, err).with("path", a.Path)
 		}
 	}
 	if _, err := bs.Update(a.Path, a.Content, true); err != nil {
-		return nil, workspaceError("save "+a.Path, err)
+		return nil, workspaceError("save "+a.Path, err).with("path", a.Path)
 	}
 	st, err := bs.Save(a.Path)
 	if err != nil {
-		return nil, workspaceError("save "+a.Path, err)
+		return nil, workspaceError("save "+a.Path, err).with("path", a.Path)
 	}
 	return st, nil
 }
@@ -83,7 +84,7 @@ func (s *Services) filesDiff(_ context.Context, a pathArgs) (any, *Error) {
 	}
 	d, err := w.Buffers().Diff(a.Path)
 	if err != nil {
-		return nil, workspaceError("compare "+a.Path, err)
+		return nil, workspaceError("compare "+a.Path, err).with("path", a.Path)
 	}
 	return map[string]string{"diff": d}, nil
 }
@@ -106,10 +107,10 @@ func (s *Services) filesResolve(_ context.Context, a resolveArgs) (any, *Error) 
 	case "theirs":
 		st, err = w.Buffers().TakeTheirs(a.Path)
 	default:
-		return nil, badRequest(`take must be "mine" or "theirs", not %q`, a.Take)
+		return nil, badRequest(`take must be "mine" or "theirs", not %q`, a.Take).why(ReasonInvalidArguments)
 	}
 	if err != nil {
-		return nil, workspaceError("resolve "+a.Path, err)
+		return nil, workspaceError("resolve "+a.Path, err).with("path", a.Path)
 	}
 	return st, nil
 }
@@ -131,7 +132,7 @@ func (s *Services) filesCreate(_ context.Context, a createFileArgs) (any, *Error
 		err = w.CreateFile(a.Path, nil)
 	}
 	if err != nil {
-		return nil, workspaceError("create "+a.Path, err)
+		return nil, workspaceError("create "+a.Path, err).with("path", a.Path)
 	}
 	return nil, nil
 }
@@ -147,7 +148,7 @@ func (s *Services) filesRename(_ context.Context, a renameFileArgs) (any, *Error
 		return nil, e
 	}
 	if err := w.Rename(a.From, a.To); err != nil {
-		return nil, workspaceError("rename "+a.From, err)
+		return nil, workspaceError("rename "+a.From, err).with("path", a.From)
 	}
 	return nil, nil
 }
@@ -159,7 +160,7 @@ func (s *Services) filesDelete(_ context.Context, a pathArgs) (any, *Error) {
 	}
 	t, err := w.Delete(a.Path)
 	if err != nil {
-		return nil, workspaceError("delete "+a.Path, err)
+		return nil, workspaceError("delete "+a.Path, err).with("path", a.Path)
 	}
 	return map[string]any{"trash": t}, nil
 }
@@ -174,7 +175,7 @@ func (s *Services) filesRestore(_ context.Context, a restoreFileArgs) (any, *Err
 		return nil, e
 	}
 	if err := w.Restore(a.Trash); err != nil {
-		return nil, workspaceError("restore "+a.Trash.Path, err)
+		return nil, workspaceError("restore "+a.Trash.Path, err).with("path", a.Trash.Path)
 	}
 	return nil, nil
 }
@@ -266,11 +267,11 @@ func (s *Services) checkpointsChanges(ctx context.Context, a turnArgs) (any, *Er
 		return nil, e
 	}
 	if cps == nil {
-		return nil, &Error{Code: CodeNotFound, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonFolderNotOpen, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
 	}
 	d, err := cps.Changes(turnID(a.SessionID, a.Turn))
 	if err != nil {
-		return nil, workspaceError("the changes of turn "+strconv.Itoa(a.Turn), err)
+		return nil, turnError("the changes of turn "+strconv.Itoa(a.Turn), a, "", err)
 	}
 	if d == nil {
 		d = []workspace.FileDiff{}
@@ -284,17 +285,17 @@ func (s *Services) checkpointsRevert(ctx context.Context, a turnArgs) (any, *Err
 		return nil, e
 	}
 	if cps == nil {
-		return nil, &Error{Code: CodeNotFound, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonFolderNotOpen, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
 	}
 	if l := s.liveOf(a.SessionID); l != nil && l.statusNow() == StatusRunning {
-		return nil, &Error{Code: CodeBusy, Message: "a turn is running in this session: stop it or wait, then revert"}
+		return nil, &Error{Code: CodeBusy, Reason: ReasonTurnRunning, Message: "a turn is running in this session: stop it or wait, then revert"}
 	}
 	res, err := cps.Revert(turnID(a.SessionID, a.Turn))
-	if ae := revertConflict(err); ae != nil {
+	if ae := revertConflict(a, err); ae != nil {
 		return nil, ae
 	}
 	if err != nil {
-		return nil, workspaceError("revert turn "+strconv.Itoa(a.Turn), err)
+		return nil, turnError("revert turn "+strconv.Itoa(a.Turn), a, "", err)
 	}
 	return res, nil
 }
@@ -312,7 +313,7 @@ func (s *Services) turnCheckpoints(ctx context.Context, id string) (*workspace.C
 		return nil, e
 	}
 	if cps == nil {
-		return nil, &Error{Code: CodeNotFound, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonFolderNotOpen, Message: "this session's folder is not open as a workspace, so its changes are not known here"}
 	}
 	return cps, nil
 }
@@ -324,7 +325,7 @@ func (s *Services) checkpointsHunks(ctx context.Context, a hunksArgs) (any, *Err
 	}
 	fh, err := cps.Hunks(turnID(a.SessionID, a.Turn), a.Path)
 	if err != nil {
-		return nil, workspaceError("the changes of "+a.Path, err)
+		return nil, turnError("the changes of "+a.Path, turnArgs{a.SessionID, a.Turn}, a.Path, err)
 	}
 	return fh, nil
 }
@@ -347,11 +348,11 @@ func (s *Services) checkpointsReview(ctx context.Context, a reviewArgs) (any, *E
 	}
 	l := s.liveOf(a.SessionID)
 	if a.Action != workspace.HunkKept && l != nil && l.statusNow() == StatusRunning {
-		return nil, &Error{Code: CodeBusy, Message: "a turn is running in this session: stop it or wait, then review its changes"}
+		return nil, &Error{Code: CodeBusy, Reason: ReasonTurnRunning, Message: "a turn is running in this session: stop it or wait, then review its changes"}
 	}
 	fh, err := cps.ReviewHunks(turnID(a.SessionID, a.Turn), a.Path, a.Action, a.Hunks)
 	if err != nil {
-		return nil, workspaceError("review the changes of "+a.Path, err)
+		return nil, turnError("review the changes of "+a.Path, turnArgs{a.SessionID, a.Turn}, a.Path, err)
 	}
 	if l != nil {
 		l.sess.ChangesReviewed(map[string]any{"turn": a.Turn, "path": a.Path, "action": a.Action, "hunks": a.Hunks})
@@ -367,14 +368,18 @@ func (s *Services) checkpointsUndoRevert(ctx context.Context, a turnArgs) (any, 
 	}
 	l := s.liveOf(a.SessionID)
 	if l != nil && l.statusNow() == StatusRunning {
-		return nil, &Error{Code: CodeBusy, Message: "a turn is running in this session: stop it or wait, then undo the revert"}
+		return nil, &Error{Code: CodeBusy, Reason: ReasonTurnRunning, Message: "a turn is running in this session: stop it or wait, then undo the revert"}
 	}
 	res, err := cps.UndoRevert(turnID(a.SessionID, a.Turn))
-	if ae := revertConflict(err); ae != nil {
+	if ae := revertConflict(a, err); ae != nil {
 		return nil, ae
 	}
 	if err != nil {
-		return nil, workspaceError("undo the revert of turn "+strconv.Itoa(a.Turn), err)
+		e := turnError("undo the revert of turn "+strconv.Itoa(a.Turn), a, "", err)
+		if e.Reason == "" && errors.Is(err, fs.ErrInvalid) {
+			e.Reason = ReasonNotReverted
+		}
+		return nil, e
 	}
 	if l != nil {
 		l.sess.ChangesReviewed(map[string]any{"turn": a.Turn, "action": "revert_undone", "restored": res.Restored, "deleted": res.Deleted})
@@ -384,17 +389,41 @@ func (s *Services) checkpointsUndoRevert(ctx context.Context, a turnArgs) (any, 
 
 // revertConflict is the conflict error of a revert or its undo (the diffs
 // in details), or nil.
-func revertConflict(err error) *Error {
+func revertConflict(a turnArgs, err error) *Error {
 	var conflict *workspace.RevertConflictError
 	if !errors.As(err, &conflict) {
 		return nil
 	}
 	var diffs strings.Builder
+	names := make([]string, 0, len(conflict.Conflicts))
 	for _, c := range conflict.Conflicts {
+		names = append(names, c.Path)
 		diffs.WriteString(c.Diff)
 		if !strings.HasSuffix(c.Diff, "\n") {
 			diffs.WriteByte('\n')
 		}
 	}
-	return &Error{Code: CodeConflict, Message: err.Error(), Details: diffs.String(), cause: err}
+	e := &Error{Code: CodeConflict, Message: hideTurnID(err.Error(), a), Details: diffs.String(), cause: err}
+	return e.why(ReasonRevertConflict, "turn", strconv.Itoa(a.Turn), "files", strings.Join(names, ", "), "count", strconv.Itoa(len(names)))
+}
+
+// turnError is a checkpoint failure of a session's turn (of its file
+// path, when given). A missing checkpoint (or file of it) is told as such.
+func turnError(what string, a turnArgs, path string, err error) *Error {
+	e := workspaceError(what, err)
+	e.Message = hideTurnID(e.Message, a)
+	if errors.Is(err, fs.ErrNotExist) && (e.Reason == "" || e.Reason == ReasonFileNotFound) {
+		e.Reason = ReasonCheckpointNotFound
+		if path != "" {
+			e.Reason = ReasonFileNotInTurn
+		}
+	}
+	return e.with("turn", strconv.Itoa(a.Turn), "path", path)
+}
+
+// hideTurnID replaces the internal id of a turn among the checkpoints
+// (session id/turn) in a message for the user by the turn's number; the
+// log keeps the id.
+func hideTurnID(msg string, a turnArgs) string {
+	return strings.ReplaceAll(msg, turnID(a.SessionID, a.Turn), strconv.Itoa(a.Turn))
 }

@@ -59,7 +59,7 @@ func (s *Services) agentsListSessions(ctx context.Context, a listAgentSessionsAr
 	defer s.pool.release(ag)
 	caps := ag.Init.AgentCapabilities
 	if !caps.CanList() {
-		return nil, badRequest("%s does not list its sessions (no sessionCapabilities.list)", rt.Title)
+		return nil, badRequest("%s does not list its sessions (no sessionCapabilities.list)", rt.Title).why(ReasonAgentCannotListSessions, "agent", rt.Title)
 	}
 	list, err := ag.ListSessions(ctx, cwd)
 	if err != nil {

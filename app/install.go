@@ -113,7 +113,7 @@ func (s *Services) agentsInstall(_ context.Context, a installArgs) (any, *Error)
 	s.mu.Lock()
 	if s.shutdown {
 		s.mu.Unlock()
-		return nil, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+		return nil, shutdownError()
 	}
 	s.turns.Add(1)
 	s.mu.Unlock()
@@ -123,16 +123,16 @@ func (s *Services) agentsInstall(_ context.Context, a installArgs) (any, *Error)
 		cancel()
 		s.turns.Done()
 		if errors.Is(err, runtimes.ErrNoInstaller) {
-			return nil, &Error{Code: CodeBadRequest, Message: err.Error(), Details: rt.InstallHint, cause: err}
+			return nil, (&Error{Code: CodeBadRequest, Message: err.Error(), Details: rt.InstallHint, cause: err}).why(ReasonNoInstaller, "agent", rt.Title)
 		}
-		return nil, newError(CodeWriteFailed, "%w", err)
+		return nil, newError(CodeWriteFailed, "%w", err).why(ReasonInstallFailed, "agent", rt.Title)
 	}
 	s.ops.mu.Lock()
 	if _, busy := s.ops.installs[rt.Name]; busy {
 		s.ops.mu.Unlock()
 		cancel()
 		s.turns.Done()
-		return nil, &Error{Code: CodeBusy, Message: fmt.Sprintf("%s is already being installed", rt.Title)}
+		return nil, (&Error{Code: CodeBusy, Message: fmt.Sprintf("%s is already being installed", rt.Title)}).why(ReasonInstallRunning, "agent", rt.Title)
 	}
 	if s.ops.installs == nil {
 		s.ops.installs = map[string]context.CancelFunc{}
@@ -222,7 +222,7 @@ func (s *Services) agentsCancelInstall(_ context.Context, a installArgs) (any, *
 	cancel, ok := s.ops.installs[a.Name]
 	s.ops.mu.Unlock()
 	if !ok {
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no install of %q is running", a.Name)}
+		return nil, (&Error{Code: CodeNotFound, Message: fmt.Sprintf("no install of %q is running", a.Name)}).why(ReasonInstallNotRunning, "agent", a.Name)
 	}
 	cancel()
 	return map[string]bool{"cancelled": true}, nil
@@ -259,7 +259,7 @@ func (s *Services) beginStart(ctx context.Context, rt runtimes.Runtime, timeout 
 			ev.Phase = StartStarted
 		case cancelled:
 			ev.Phase = StartCancelled
-			err = &Error{Code: CodeAgentFailed, Message: fmt.Sprintf("%s: %s", rt.Title, errStartCancelled), cause: err}
+			err = (&Error{Code: CodeAgentFailed, Message: fmt.Sprintf("%s: %s", rt.Title, errStartCancelled), cause: err}).why(ReasonAgentStartCancelled, "agent", rt.Title)
 		default:
 			e := errorFrom("", err)
 			ev.Phase, ev.Error, ev.StderrTail = StartFailed, e.Message, e.Details

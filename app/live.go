@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,6 +58,7 @@ type liveSession struct {
 	closing        bool
 	plainWS        *workspace.Workspace // the folder, for confinement only (agentFS)
 	cpTold         string               // the last "no checkpoint" notice given
+	exitTold       *acp.Agent           // an agent whose exit a failed turn told
 	mcpToken       string               // the notes tools' token (mcp.go)
 }
 
@@ -144,14 +146,14 @@ func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSess
 	}
 	if agentSessionID != "" && !a.Init.AgentCapabilities.LoadSession {
 		s.pool.release(a)
-		return nil, badRequest("%s cannot load its sessions (no loadSession capability), so none can be imported", rt.Title)
+		return nil, badRequest("%s cannot load its sessions (no loadSession capability), so none can be imported", rt.Title).why(ReasonAgentCannotLoadSessions, "agent", rt.Title)
 	}
 	id := strings.ToLower(ulid.Make().String())
 	path := s.paths.TranscriptPath(id)
 	w, err := store.CreateTranscript(path, store.WriterOptions{})
 	if err != nil {
 		s.pool.release(a)
-		return nil, newError(CodeWriteFailed, "the new session could not be saved: %w", err)
+		return nil, newError(CodeWriteFailed, "the new session could not be saved: %w", err).why(ReasonTranscriptWriteFailed)
 	}
 	th := thread.New()
 	x := s.ix.NewSharedIndexer(id, th)
@@ -160,7 +162,7 @@ func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSess
 	if err := l.sess.Start(title); err != nil {
 		s.pool.release(a)
 		s.discardNew(l)
-		return nil, newError(CodeWriteFailed, "%w", err)
+		return nil, newError(CodeWriteFailed, "%w", err).why(ReasonTranscriptWriteFailed)
 	}
 	fsys, err := l.agentFS()
 	if err != nil {
@@ -183,7 +185,7 @@ func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSess
 		// empty new one: refuse it.
 		s.discardNew(l)
 		s.pool.release(a)
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("%s could not load its session %q", rt.Title, agentSessionID), Details: b.Note}
+		return nil, (&Error{Code: CodeNotFound, Message: fmt.Sprintf("%s could not load its session %q", rt.Title, agentSessionID), Details: b.Note}).why(ReasonAgentSessionNotLoaded, "agent", rt.Title)
 	}
 	l.bound(a, rt.Name, b)
 	s.noteAgent(rt.Name, nil)
@@ -192,7 +194,7 @@ func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSess
 	if s.shutdown {
 		s.mu.Unlock()
 		s.closeLive(l)
-		return nil, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+		return nil, shutdownError()
 	}
 	s.live[id] = l
 	s.mu.Unlock()
@@ -237,7 +239,9 @@ func (l *liveSession) watch(a *acp.Agent) {
 	defer l.opMu.Unlock()
 	l.mu.Lock()
 	mine := !l.closing && l.agent.Load() == a
-	inTurn := l.busy == "turn"
+	// A turn running, or one that failed with this exit, tells it: one
+	// notice per failure.
+	inTurn := l.busy == "turn" || l.exitTold == a
 	if mine {
 		l.status = StatusFailed
 	}
@@ -256,11 +260,11 @@ func (l *liveSession) watch(a *acp.Agent) {
 		l.s.log.Warn("runtime status not recorded", "session", l.id, "err", err)
 	}
 	if !inTurn {
-		msg := "The agent stopped."
+		n := NoticePayload{Level: "warn", Reason: ReasonAgentStopped, Message: "The agent stopped.", Details: tail, Action: "restart"}
 		if ee != nil {
-			msg = "The agent stopped: " + errString(ee)
+			n.Reason, n.Message, n.Params = ReasonAgentExited, "The agent stopped: "+errString(ee), addParams(nil, exitParams(ee)...)
 		}
-		l.pump.event(EvNotice, NoticePayload{Level: "warn", Message: msg, Details: tail, Action: "restart"})
+		l.pump.event(EvNotice, n)
 	}
 	l.pump.global(EventSessionsChanged, l.s.changedPayload(l.id))
 }
@@ -275,7 +279,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 	closing := l.closing
 	l.mu.Unlock()
 	if closing {
-		return &Error{Code: CodeBusy, Message: "the session is closing"}
+		return &Error{Code: CodeBusy, Reason: ReasonSessionClosing, Message: "the session is closing"}
 	}
 	s := l.s
 	rt, e := s.runtime(runtime)
@@ -323,17 +327,17 @@ func (l *liveSession) startTurn(text string, parts *promptParts) (int, *Error) {
 	l.mu.Lock()
 	if l.closing {
 		l.mu.Unlock()
-		return 0, &Error{Code: CodeBusy, Message: "the session is closing"}
+		return 0, &Error{Code: CodeBusy, Reason: ReasonSessionClosing, Message: "the session is closing"}
 	}
 	if l.busy != "" {
 		l.mu.Unlock()
-		return 0, &Error{Code: CodeBusy, Message: "a turn is already running in this session; cancel it or wait"}
+		return 0, &Error{Code: CodeBusy, Reason: ReasonTurnRunning, Message: "a turn is already running in this session; cancel it or wait"}
 	}
 	s.mu.Lock()
 	if s.shutdown {
 		s.mu.Unlock()
 		l.mu.Unlock()
-		return 0, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+		return 0, shutdownError()
 	}
 	s.turns.Add(1)
 	s.mu.Unlock()
@@ -376,7 +380,7 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		runtime, asid := l.runtime, l.agentSessionID
 		l.mu.Unlock()
 		if runtime == "" {
-			ended = l.failTurn(turn, &Error{Code: CodeAgentMissing, Message: "this session has no agent; pick one with sessions.switchAgent"})
+			ended = l.failTurn(turn, &Error{Code: CodeAgentMissing, Reason: ReasonNoAgent, Message: "this session has no agent; pick one with sessions.switchAgent"})
 			return
 		}
 		if e := l.bind(ctx, runtime, asid); e != nil {
@@ -414,16 +418,22 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 			}()
 		}
 	}
-	res, err := l.sess.Prompt(ctx, parts.blocks(text, l.agent.Load()))
+	a := l.agent.Load()
+	res, err := l.sess.Prompt(ctx, parts.blocks(text, a))
+	if ee := (*acp.ExitError)(nil); errors.As(err, &ee) {
+		l.mu.Lock()
+		l.exitTold = a
+		l.mu.Unlock()
+	}
 	if res == nil && err != nil {
 		// The turn did not start (no agent, a failed transcript).
-		code := CodeInternal
+		e := &Error{Code: CodeInternal, Message: err.Error(), cause: err}
 		if errors.Is(err, chat.ErrNoRuntime) {
-			code = CodeAgentMissing
+			e.Code, e.Reason = CodeAgentMissing, ReasonNoAgent
 		} else if l.sess.WriteError() != nil {
-			code = CodeWriteFailed
+			e.Code, e.Reason = CodeWriteFailed, ReasonTranscriptWriteFailed
 		}
-		ended = l.failTurn(turn, &Error{Code: code, Message: err.Error(), cause: err})
+		ended = l.failTurn(turn, e.classify(err).why(cmp.Or(e.Reason, ReasonTurnFailed)))
 	}
 }
 
@@ -436,22 +446,26 @@ func (l *liveSession) checkpointsReady(w *workspace.Workspace) bool {
 	go func() { ready <- w.Checkpoints().Ready() }()
 	t := time.NewTimer(checkpointWait)
 	defer t.Stop()
-	msg := "mnote is still scanning this folder, so the changes of this turn will not be kept for revert."
+	n := NoticePayload{Level: "info", Reason: ReasonCheckpointsScanning,
+		Message: "mnote is still scanning this folder, so the changes of this turn will not be kept for revert."}
 	select {
 	case err := <-ready:
 		if err == nil {
 			return true
 		}
 		l.s.log.Warn("checkpoints unavailable", "dir", w.Dir(), "err", err)
-		msg = "The changes of this turn are not kept for revert: " + err.Error()
+		n.Reason, n.Message, n.Details = ReasonCheckpointsUnavailable, "The changes of this turn are not kept for revert: "+err.Error(), err.Error()
+		if errors.Is(err, workspace.ErrTooBig) {
+			n.Reason = ReasonCheckpointsTooBig
+		}
 	case <-t.C:
 	}
 	l.mu.Lock()
-	told := l.cpTold == msg
-	l.cpTold = msg
+	told := l.cpTold == n.Message
+	l.cpTold = n.Message
 	l.mu.Unlock()
 	if !told { // once, not on every turn
-		l.pump.event(EvNotice, NoticePayload{Level: "info", Message: msg})
+		l.pump.event(EvNotice, n)
 	}
 	return false
 }
@@ -460,8 +474,10 @@ func (l *liveSession) checkpointsReady(w *workspace.Workspace) bool {
 var checkpointWait = 3 * time.Second
 
 // failTurn tells the page why a turn could not run and returns its end.
+// The notice is the one banner of the failure: the turn's end says
+// stopReason "error" without repeating it.
 func (l *liveSession) failTurn(turn int, e *Error) *TurnPayload {
-	n := NoticePayload{Level: "error", Message: e.Message, Details: e.Details}
+	n := NoticePayload{Level: "error", Code: e.Code, Reason: e.Reason, Params: e.Params, Message: e.Message, Details: e.Details}
 	switch e.Code {
 	case CodeNeedsAuth:
 		n.Action = "login"
@@ -469,7 +485,7 @@ func (l *liveSession) failTurn(turn int, e *Error) *TurnPayload {
 		n.Action = "restart"
 	}
 	l.pump.event(EvNotice, n)
-	return &TurnPayload{State: "ended", Turn: turn, StopReason: "error", Error: e.Message}
+	return &TurnPayload{State: "ended", Turn: turn, StopReason: "error"}
 }
 
 func exited(a *acp.Agent) bool {
@@ -585,7 +601,7 @@ func (s *Services) openLive(ctx context.Context, id string) (*liveSession, *Erro
 		}
 		if s.shutdown {
 			s.mu.Unlock()
-			return nil, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+			return nil, shutdownError()
 		}
 		wait, busy := s.opening[id]
 		if !busy {
@@ -636,7 +652,7 @@ func (s *Services) openLive(ctx context.Context, id string) (*liveSession, *Erro
 	if s.shutdown {
 		s.mu.Unlock()
 		s.closeLive(l)
-		return nil, &Error{Code: CodeInternal, Message: errShutdown.Error()}
+		return nil, shutdownError()
 	}
 	s.live[id] = l
 	s.mu.Unlock()
@@ -644,5 +660,5 @@ func (s *Services) openLive(ctx context.Context, id string) (*liveSession, *Erro
 }
 
 func notFound(id string, err error) *Error {
-	return &Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no session %q", id), cause: err}
+	return &Error{Code: CodeNotFound, Reason: ReasonSessionNotFound, Message: fmt.Sprintf("there is no session %q", id), cause: err}
 }

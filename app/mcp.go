@@ -57,32 +57,12 @@ func (s *Services) mcpCommand() string {
 // revoked when the session closes), then the user's context_servers of
 // config.json (those with a url only when the agent takes HTTP servers).
 func (l *liveSession) mcpServers(rt runtimes.Runtime, a *acp.Agent) []json.RawMessage {
-	out := []json.RawMessage{}
 	notes := l.notesToolsEntry(rt)
-	if notes != nil {
-		out = append(out, notes)
-	}
 	cfg, e := l.s.config()
 	if e != nil {
-		return out
+		return MCPServers(runtimes.Config{}, rt, a, notes, l.s.log)
 	}
-	servers, err := cfg.ContextServers()
-	if err != nil {
-		l.s.log.Warn("context_servers of config.json not passed to the agent", "err", err)
-		return out
-	}
-	for _, cs := range servers {
-		if cs.Name == "mnote" && notes != nil {
-			l.s.log.Warn("a context server named mnote is not passed: the name is the notes tools'")
-			continue
-		}
-		if cs.URL != "" && !a.Init.AgentCapabilities.McpCapabilities.HTTP {
-			l.s.log.Info("context server not passed: the agent takes no HTTP MCP servers", "server", cs.Name, "agent", rt.Name)
-			continue
-		}
-		out = append(out, contextServerEntry(cs))
-	}
-	return out
+	return MCPServers(cfg, rt, a, notes, l.s.log)
 }
 
 // notesToolsEntry is mnote's own mcpServers entry, or nil.
@@ -188,7 +168,7 @@ func (s *Services) agentsSetNotesTools(_ context.Context, a notesToolsArgs) (any
 
 // CallTool implements mcp.Handler: one notes tool call of this session's
 // agent, recorded in the transcript.
-func (l *liveSession) CallTool(ctx context.Context, tool string, args json.RawMessage) (mcp.Result, error) {
+func (l *notesTools) CallTool(ctx context.Context, tool string, args json.RawMessage) (mcp.Result, error) {
 	res := l.callTool(ctx, tool, args)
 	logged := args
 	if tool == mcp.ToolEditNote {
@@ -202,7 +182,7 @@ func (l *liveSession) CallTool(ctx context.Context, tool string, args json.RawMe
 	return res, nil
 }
 
-func (l *liveSession) callTool(ctx context.Context, tool string, raw json.RawMessage) mcp.Result {
+func (l *notesTools) callTool(ctx context.Context, tool string, raw json.RawMessage) mcp.Result {
 	switch tool {
 	case mcp.ToolSearchNotes:
 		var a mcp.SearchNotesArgs
@@ -253,15 +233,11 @@ func withoutContent(raw json.RawMessage) json.RawMessage {
 // sessionWorkspace is the session's workspace (the open one, or the
 // folder opened for confinement only) and its notes index (nil when the
 // folder is not an open workspace).
-func (l *liveSession) sessionWorkspace() (*workspace.Workspace, *notesIndex, error) {
-	if w := l.s.ws.at(l.workspace); w != nil {
-		return w, l.s.ws.notesOf(w), nil
-	}
-	w, err := l.plainWorkspace()
-	return w, nil, err
+func (l *notesTools) sessionWorkspace() (*workspace.Workspace, *notesIndex, error) {
+	return l.open()
 }
 
-func (l *liveSession) notesIndex() (*notesIndex, mcp.Result, bool) {
+func (l *notesTools) notesIndex() (*notesIndex, mcp.Result, bool) {
 	_, n, err := l.sessionWorkspace()
 	if err != nil {
 		return nil, mcp.Errorf(err.Error()), false
@@ -306,7 +282,7 @@ func jsonResult(v any) mcp.Result {
 	return mcp.Result{Text: string(b)}
 }
 
-func (l *liveSession) searchNotes(ctx context.Context, a mcp.SearchNotesArgs) mcp.Result {
+func (l *notesTools) searchNotes(ctx context.Context, a mcp.SearchNotesArgs) mcp.Result {
 	n, bad, ok := l.notesIndex()
 	if !ok {
 		return bad
@@ -325,7 +301,7 @@ func (l *liveSession) searchNotes(ctx context.Context, a mcp.SearchNotesArgs) mc
 	return mcp.Result{Text: b.String()}
 }
 
-func (l *liveSession) listNotes(ctx context.Context, a mcp.ListNotesArgs) mcp.Result {
+func (l *notesTools) listNotes(ctx context.Context, a mcp.ListNotesArgs) mcp.Result {
 	n, bad, ok := l.notesIndex()
 	if !ok {
 		return bad
@@ -348,7 +324,7 @@ func (l *liveSession) listNotes(ctx context.Context, a mcp.ListNotesArgs) mcp.Re
 	return mcp.Result{Text: b.String()}
 }
 
-func (l *liveSession) noteGraph(ctx context.Context, tool string, a mcp.PathArgs) mcp.Result {
+func (l *notesTools) noteGraph(ctx context.Context, tool string, a mcp.PathArgs) mcp.Result {
 	w, n, err := l.sessionWorkspace()
 	if err != nil {
 		return mcp.Errorf(err.Error())
@@ -392,9 +368,9 @@ func (l *liveSession) noteGraph(ctx context.Context, tool string, a mcp.PathArgs
 // searchSessions searches past sessions' messages, keeping those of
 // sessions in this session's folder (an agent in one folder does not read
 // the conversations about another).
-func (l *liveSession) searchSessions(ctx context.Context, a mcp.SearchSessionsArgs) mcp.Result {
+func (l *notesTools) searchSessions(ctx context.Context, a mcp.SearchSessionsArgs) mcp.Result {
 	limit := clampLimit(a.Limit)
-	hits, err := l.s.ix.Search(ctx, a.Query, limit*4)
+	hits, err := l.sessions.Search(ctx, a.Query, limit*4)
 	if err != nil {
 		return mcp.Errorf("search failed: " + err.Error())
 	}
@@ -405,7 +381,7 @@ func (l *liveSession) searchSessions(ctx context.Context, a mcp.SearchSessionsAr
 	for _, h := range hits {
 		ok, seen := same[h.SessionID]
 		if !seen {
-			row, err := l.s.ix.GetSession(ctx, h.SessionID)
+			row, err := l.sessions.GetSession(ctx, h.SessionID)
 			ok = err == nil && realPath(row.Workspace) == mine
 			same[h.SessionID] = ok
 		}
@@ -423,7 +399,7 @@ func (l *liveSession) searchSessions(ctx context.Context, a mcp.SearchSessionsAr
 
 // readFS reads the whole note through the session's agent file system
 // (confined, open buffers' unsaved text included, refusals recorded).
-func (l *liveSession) readWhole(ctx context.Context, path string) (*workspace.Workspace, acp.FileSystem, string, string, error) {
+func (l *notesTools) readWhole(ctx context.Context, path string) (*workspace.Workspace, acp.FileSystem, string, string, error) {
 	w, _, err := l.sessionWorkspace()
 	if err != nil {
 		return nil, nil, "", "", err
@@ -437,7 +413,7 @@ func (l *liveSession) readWhole(ctx context.Context, path string) (*workspace.Wo
 	return w, fsys, abs, text, err
 }
 
-func (l *liveSession) readNote(ctx context.Context, a mcp.ReadNoteArgs) mcp.Result {
+func (l *notesTools) readNote(ctx context.Context, a mcp.ReadNoteArgs) mcp.Result {
 	_, _, _, text, err := l.readWhole(ctx, a.Path)
 	if err != nil {
 		return mcp.Errorf(err.Error())
@@ -530,7 +506,7 @@ var editOptions = []acp.PermissionOption{
 // the same broker as the agent's own requests), and writes through the
 // session's agent file system: confined, through open buffers, recorded
 // with the content replaced, inside the turn's checkpoint.
-func (l *liveSession) editNote(ctx context.Context, a mcp.EditNoteArgs) mcp.Result {
+func (l *notesTools) editNote(ctx context.Context, a mcp.EditNoteArgs) mcp.Result {
 	turnCtx := l.turnContext()
 	if turnCtx == nil {
 		return mcp.Errorf("edit_note runs only during a turn of the session")

@@ -5,8 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -174,7 +177,7 @@ func (s *Services) currentNotes() (*notesIndex, *workspace.Workspace, *Error) {
 	}
 	n := s.ws.notesOf(w)
 	if n == nil {
-		return nil, nil, &Error{Code: CodeNotFound, Message: "the notes of this folder are not indexed (see the log)"}
+		return nil, nil, &Error{Code: CodeNotFound, Reason: ReasonNotesNotIndexed, Message: "the notes of this folder are not indexed (see the log)"}
 	}
 	return n, w, nil
 }
@@ -253,7 +256,7 @@ func (s *Services) notesLinkList(ctx context.Context, a notePathArgs, list func(
 	}
 	ls, err := list(n.ix, ctx, a.Path)
 	if err != nil {
-		return nil, errorFrom("links of "+a.Path, err)
+		return nil, errorFrom("links of "+a.Path, err).with("path", a.Path)
 	}
 	if ls == nil {
 		ls = []notes.Link{}
@@ -268,7 +271,7 @@ func (s *Services) notesOutline(ctx context.Context, a notePathArgs) (any, *Erro
 	}
 	hs, err := n.ix.Outline(ctx, a.Path)
 	if err != nil {
-		return nil, errorFrom("outline of "+a.Path, err)
+		return nil, errorFrom("outline of "+a.Path, err).with("path", a.Path)
 	}
 	if hs == nil {
 		hs = []notes.Heading{}
@@ -291,7 +294,7 @@ func (s *Services) notesResolve(ctx context.Context, a notesResolveArgs) (any, *
 	}
 	p, err := n.ix.Resolve(ctx, a.From, notes.Link{Target: a.Target, Wiki: a.Wiki})
 	if err != nil {
-		return nil, errorFrom("resolve "+a.Target, err)
+		return nil, errorFrom("resolve "+a.Target, err).with("path", a.Target)
 	}
 	return map[string]string{"path": p}, nil
 }
@@ -333,7 +336,9 @@ type notesUpdateLinksArgs struct {
 
 // notesUpdateLinks rewrites the links that pointed at a note renamed or
 // moved from → to (the rename done), writing each note as a save through
-// mnote (open editors take the new text).
+// mnote (open editors take the new text). When to is a folder, the folder
+// moved: the links to every note in it (and theirs to notes outside) are
+// rewritten, as one update with one undo.
 func (s *Services) notesUpdateLinks(ctx context.Context, a notesUpdateLinksArgs) (any, *Error) {
 	n, w, e := s.currentNotes()
 	if e != nil {
@@ -346,9 +351,13 @@ func (s *Services) notesUpdateLinks(ctx context.Context, a notesUpdateLinksArgs)
 		b, err := w.ReadFile(rel)
 		return string(b), err
 	}
-	rs, err := n.ix.MoveRewrites(ctx, a.From, a.To, read)
+	rewrites := n.ix.MoveRewrites
+	if isFolder(w, a.To) {
+		rewrites = n.ix.FolderMoveRewrites
+	}
+	rs, err := rewrites(ctx, a.From, a.To, read)
 	if err != nil {
-		return nil, workspaceError("links to "+a.From, err)
+		return nil, workspaceError("links to "+a.From, err).with("path", a.From)
 	}
 	out := LinksUpdated{Changed: []string{}}
 	var done []linkEdit
@@ -360,7 +369,7 @@ func (s *Services) notesUpdateLinks(ctx context.Context, a notesUpdateLinksArgs)
 		}
 		ok, err := s.writeNote(w, r.Path, r.Old, r.New)
 		if err != nil {
-			return nil, workspaceError("update the links in "+r.Path, err)
+			return nil, workspaceError("update the links in "+r.Path, err).with("path", r.Path)
 		}
 		if !ok {
 			out.Skipped = append(out.Skipped, r.Path)
@@ -392,7 +401,7 @@ func (s *Services) notesUndoUpdateLinks(_ context.Context, a notesUndoLinksArgs)
 	edits, ok := n.undos[a.Undo.ID]
 	n.mu.Unlock()
 	if !ok {
-		return nil, &Error{Code: CodeNotFound, Message: "that link update can no longer be undone"}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonLinkUndoExpired, Message: "that link update can no longer be undone"}
 	}
 	var changed []string
 	for _, ed := range edits {
@@ -403,14 +412,14 @@ func (s *Services) notesUndoUpdateLinks(_ context.Context, a notesUndoLinksArgs)
 		}
 	}
 	if len(changed) > 0 {
-		return nil, &Error{Code: CodeConflict, Message: "these notes changed since their links were updated: " + strings.Join(changed, ", "),
-			Details: strings.Join(changed, "\n")}
+		return nil, (&Error{Code: CodeConflict, Message: "these notes changed since their links were updated: " + strings.Join(changed, ", "),
+			Details: strings.Join(changed, "\n")}).why(ReasonLinksChanged, "files", strings.Join(changed, ", "), "count", strconv.Itoa(len(changed)))
 	}
 	restored := []string{}
 	for _, ed := range edits {
 		ok, err := s.writeNote(w, ed.path, ed.new, ed.old)
 		if err != nil {
-			return nil, workspaceError("restore "+ed.path, err)
+			return nil, workspaceError("restore "+ed.path, err).with("path", ed.path)
 		}
 		if ok {
 			restored = append(restored, ed.path)
@@ -421,6 +430,17 @@ func (s *Services) notesUndoUpdateLinks(_ context.Context, a notesUndoLinksArgs)
 	n.undoOrder = slices.DeleteFunc(n.undoOrder, func(id string) bool { return id == a.Undo.ID })
 	n.mu.Unlock()
 	return map[string][]string{"restored": restored}, nil
+}
+
+// isFolder reports whether rel (workspace-relative) is a folder in w, not
+// following a symbolic link at its end.
+func isFolder(w *workspace.Workspace, rel string) bool {
+	rel = path.Clean(rel)
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
+		return false
+	}
+	fi, err := os.Lstat(w.Abs(rel))
+	return err == nil && fi.IsDir()
 }
 
 // keepUndo remembers a link update and returns its id.

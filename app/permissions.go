@@ -141,14 +141,14 @@ func (s *Services) permissionsDecide(ctx context.Context, a decideArgs) (any, *E
 	pk, ok := p.pending[a.RequestID]
 	if !ok || pk.l.id != a.SessionID {
 		p.mu.Unlock()
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no permission request %q is waiting in session %q", a.RequestID, a.SessionID)}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonPermissionNotWaiting, Message: fmt.Sprintf("no permission request %q is waiting in session %q", a.RequestID, a.SessionID)}
 	}
 	kind := ""
 	if a.OptionID != "" {
 		i := slices.IndexFunc(pk.dto.Options, func(o PermissionOption) bool { return o.OptionID == a.OptionID })
 		if i < 0 {
 			p.mu.Unlock()
-			return nil, badRequest("the request %s has no option %q", a.RequestID, a.OptionID)
+			return nil, badRequest("the request %s has no option %q", a.RequestID, a.OptionID).why(ReasonPermissionOptionUnknown)
 		}
 		kind = pk.dto.Options[i].Kind
 	}
@@ -165,7 +165,7 @@ func (s *Services) permissionsDecide(ctx context.Context, a decideArgs) (any, *E
 	p.mu.Lock()
 	if p.pending[a.RequestID] != pk {
 		p.mu.Unlock()
-		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("the permission request %q was cancelled meanwhile", a.RequestID)}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonPermissionCancelled, Message: fmt.Sprintf("the permission request %q was cancelled meanwhile", a.RequestID)}
 	}
 	p.take(a.RequestID, pk, a.OptionID)
 	if always {
@@ -185,7 +185,7 @@ func (s *Services) permissionsDecide(ctx context.Context, a decideArgs) (any, *E
 	}
 	p.mu.Unlock()
 	if remembered != nil {
-		return nil, newError(CodeWriteFailed, "the choice was applied but not remembered: %w", remembered)
+		return nil, newError(CodeWriteFailed, "the choice was applied but not remembered: %w", remembered).why(ReasonPermissionNotRemembered)
 	}
 	return nil, nil
 }
@@ -204,7 +204,7 @@ type PermissionRule struct {
 func (s *Services) permissionsRules(ctx context.Context, _ struct{}) (any, *Error) {
 	rules, err := s.ix.ListRules(ctx)
 	if err != nil {
-		return nil, newError(CodeInternal, "the remembered permissions could not be read: %w", err)
+		return nil, newError(CodeInternal, "the remembered permissions could not be read: %w", err).why(ReasonPermissionsUnreadable)
 	}
 	out := make([]PermissionRule, len(rules))
 	for i, r := range rules {
@@ -226,7 +226,7 @@ func (s *Services) permissionsRevoke(ctx context.Context, a revokeArgs) (any, *E
 		return nil, badRequest("agent and toolKind are required")
 	}
 	if err := s.ix.ForgetRule(ctx, a.Agent, a.Workspace, a.ToolKind); err != nil {
-		return nil, newError(CodeWriteFailed, "the permission was not revoked: %w", err)
+		return nil, newError(CodeWriteFailed, "the permission was not revoked: %w", err).why(ReasonPermissionNotRevoked)
 	}
 	return nil, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -113,8 +114,8 @@ func (p *agentPool) acquire(ctx context.Context, rt runtimes.Runtime, res runtim
 		if i < 0 {
 			n := len(p.procs) + p.pending
 			p.mu.Unlock()
-			return nil, &Error{Code: CodeBusy, Message: fmt.Sprintf(
-				"%d agent processes are running, the most mnote starts at once: close or stop a session, then try again", n)}
+			return nil, (&Error{Code: CodeBusy, Message: fmt.Sprintf(
+				"%d agent processes are running, the most mnote starts at once: close or stop a session, then try again", n)}).why(ReasonTooManyAgents, "count", strconv.Itoa(n))
 		}
 		victim := p.procs[i].a
 		p.procs[i].stopTimer()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 
 	"mnote/acp"
@@ -64,13 +65,13 @@ func (s *Services) readParts(ctx *PromptContext, mentions []string) (*promptPart
 		}
 	}
 	if len(paths) > maxContextFiles {
-		return nil, badRequest("a prompt can carry at most %d files, not %d", maxContextFiles, len(paths))
+		return nil, badRequest("a prompt can carry at most %d files, not %d", maxContextFiles, len(paths)).why(ReasonTooManyFiles, "max", strconv.Itoa(maxContextFiles), "count", strconv.Itoa(len(paths)))
 	}
 	p := &promptParts{}
 	for _, rel := range paths {
 		text, err := readForPrompt(w, rel)
 		if err != nil {
-			return nil, workspaceError("attach "+rel, err)
+			return nil, workspaceError("attach "+rel, err).with("path", rel)
 		}
 		p.files = append(p.files, attachment{abs: w.Abs(rel), rel: rel, text: text})
 	}

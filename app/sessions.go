@@ -209,18 +209,18 @@ func (s *Services) sessionsCreate(ctx context.Context, a createArgs) (any, *Erro
 // workspaceDir checks a session folder.
 func workspaceDir(dir string) (string, *Error) {
 	if strings.TrimSpace(dir) == "" {
-		return "", badRequest("which folder? give cwd")
+		return "", badRequest("which folder? give cwd").why(ReasonFolderRequired)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", badRequest("folder %s: %w", dir, err)
+		return "", badRequest("folder %s: %w", dir, err).why(ReasonFolderNotFound, "path", dir)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", badRequest("folder %s: %w", abs, err)
+		return "", badRequest("folder %s: %w", abs, err).why(ReasonFolderNotFound, "path", abs)
 	}
 	if !st.IsDir() {
-		return "", badRequest("%s is not a folder", abs)
+		return "", badRequest("%s is not a folder", abs).why(ReasonNotAFolder, "path", abs)
 	}
 	return abs, nil
 }
@@ -251,7 +251,7 @@ func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
 		case <-ctx.Done():
 			return nil, errorFrom("open session", ctx.Err())
 		case <-t.C:
-			return nil, &Error{Code: CodeBusy, Message: "the session's events are backed up; try again"}
+			return nil, &Error{Code: CodeBusy, Reason: ReasonSessionBackedUp, Message: "the session's events are backed up; try again"}
 		}
 		sum, e := s.summary(ctx, a.ID)
 		if e != nil {
@@ -356,7 +356,7 @@ func (s *Services) sessionsPrompt(ctx context.Context, a promptArgs) (any, *Erro
 		return nil, e
 	}
 	if strings.TrimSpace(a.Text) == "" {
-		return nil, badRequest("the prompt is empty")
+		return nil, badRequest("the prompt is empty").why(ReasonPromptEmpty)
 	}
 	parts, e := s.readParts(a.Context, a.Mentions)
 	if e != nil {
@@ -396,10 +396,10 @@ func (s *Services) sessionsKillTerminal(_ context.Context, a killTerminalArgs) (
 	}
 	l := s.liveOf(a.ID)
 	if l == nil {
-		return nil, &Error{Code: CodeNotFound, Message: "the session is not running"}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonSessionNotRunning, Message: "the session is not running"}
 	}
 	if err := l.sess.KillTerminal(a.TerminalID); err != nil {
-		return nil, &Error{Code: CodeNotFound, Message: err.Error(), cause: err}
+		return nil, &Error{Code: CodeNotFound, Reason: ReasonTerminalNotFound, Message: err.Error(), cause: err}
 	}
 	return nil, nil
 }
@@ -426,11 +426,11 @@ func (s *Services) sessionsRename(ctx context.Context, a renameArgs) (any, *Erro
 	}
 	title := strings.TrimSpace(a.Title)
 	if title == "" {
-		return nil, badRequest("the title is empty")
+		return nil, badRequest("the title is empty").why(ReasonTitleEmpty)
 	}
 	if l := s.liveOf(a.ID); l != nil {
 		if err := l.sess.SetTitle(title); err != nil {
-			return nil, newError(CodeWriteFailed, "%w", err)
+			return nil, newError(CodeWriteFailed, "%w", err).why(ReasonTranscriptWriteFailed)
 		}
 		l.mu.Lock()
 		l.title = title
@@ -450,7 +450,7 @@ func (s *Services) sessionsRename(ctx context.Context, a renameArgs) (any, *Erro
 			err = cerr
 		}
 		if err != nil {
-			return nil, newError(CodeWriteFailed, "rename session %s: %w", a.ID, err)
+			return nil, newError(CodeWriteFailed, "rename session %s: %w", a.ID, err).why(ReasonTranscriptWriteFailed)
 		}
 		if err := s.ix.Rename(ctx, a.ID, title); errors.Is(err, store.ErrNotFound) {
 			err = s.ix.ReindexFile(ctx, path)
@@ -494,9 +494,9 @@ func (s *Services) sessionsRestore(ctx context.Context, a idArgs) (any, *Error) 
 	if err := store.RestoreFromTrash(s.paths, a.ID); err != nil {
 		switch {
 		case errors.Is(err, store.ErrExists):
-			return nil, badRequest("session %s is not in the trash (it exists)", a.ID)
+			return nil, badRequest("session %s is not in the trash (it exists)", a.ID).why(ReasonSessionNotTrashed)
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no session %q in the trash", a.ID), cause: err}
+			return nil, &Error{Code: CodeNotFound, Reason: ReasonSessionNotInTrash, Message: fmt.Sprintf("there is no session %q in the trash", a.ID), cause: err}
 		}
 		return nil, errorFrom("restore session "+a.ID, err)
 	}
@@ -535,7 +535,7 @@ func (s *Services) boundLive(id string) (*liveSession, *Error) {
 	}
 	l := s.liveOf(id)
 	if l == nil || l.agent.Load() == nil {
-		return nil, badRequest("no agent is running for this session; send a prompt first")
+		return nil, badRequest("no agent is running for this session; send a prompt first").why(ReasonAgentNotRunning)
 	}
 	return l, nil
 }
@@ -599,10 +599,10 @@ func (s *Services) sessionsSetModel(ctx context.Context, a setModelArgs) (any, *
 func agentCallError(err error) *Error {
 	var re *acp.RPCError
 	if errors.As(err, &re) {
-		return &Error{Code: CodeBadRequest, Message: "the agent refused: " + re.Message, cause: err}
+		return (&Error{Code: CodeBadRequest, Message: "the agent refused: " + re.Message, cause: err}).why(ReasonAgentRefused, "message", re.Message)
 	}
 	if errors.Is(err, chat.ErrNoRuntime) {
-		return badRequest("%w", err)
+		return badRequest("%w", err).why(ReasonNoAgent)
 	}
 	e := errorFrom("", err)
 	if e.Code == CodeInternal {
@@ -631,7 +631,7 @@ func (s *Services) sessionsSwitchAgent(ctx context.Context, a switchArgs) (any, 
 	l.mu.Lock()
 	if l.busy != "" || l.closing {
 		l.mu.Unlock()
-		return nil, &Error{Code: CodeBusy, Message: "the session is busy; cancel the turn first"}
+		return nil, &Error{Code: CodeBusy, Reason: ReasonSessionBusy, Message: "the session is busy; cancel the turn first"}
 	}
 	l.busy = "switch"
 	l.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,30 +75,40 @@ func syncError(what string, err error) *Error {
 		ae *api.Error
 		ue *url.Error
 	)
-	code := ""
+	code, reason := "", ""
+	var kv []string
 	switch {
 	case errors.As(err, &ae):
+		kv = []string{"status", strconv.Itoa(ae.Status)}
 		switch {
 		case ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden:
-			code = CodeSyncAuth
-		case ae.Status == http.StatusTooManyRequests || ae.Status >= 500:
-			code = CodeUnavailable
+			code, reason = CodeSyncAuth, ReasonSyncTokenRefused
+		case ae.Status == http.StatusTooManyRequests:
+			code, reason = CodeUnavailable, ReasonSyncRateLimited
+		case ae.Status >= 500:
+			code, reason = CodeUnavailable, ReasonSyncServerFailed
 		case ae.Status == http.StatusNotFound:
-			code = CodeNotFound
+			code, reason = CodeNotFound, ReasonSyncNotFound
 		default:
-			code = CodeBadRequest
+			code, reason = CodeBadRequest, ReasonSyncRefused
 		}
-	case errors.Is(err, cloudsync.ErrRateLimited), errors.As(err, &ue):
-		code = CodeUnavailable
-	case errors.Is(err, cloudsync.ErrDisabled), errors.Is(err, cloudsync.ErrNotConfigured), errors.Is(err, cloudsync.ErrBadURL):
-		code = CodeBadRequest
+	case errors.Is(err, cloudsync.ErrRateLimited):
+		code, reason = CodeUnavailable, ReasonSyncRateLimited
+	case errors.As(err, &ue):
+		code, reason = CodeUnavailable, ReasonSyncUnreachable
+	case errors.Is(err, cloudsync.ErrDisabled):
+		code, reason = CodeBadRequest, ReasonSyncDisabled
+	case errors.Is(err, cloudsync.ErrNotConfigured):
+		code, reason = CodeBadRequest, ReasonSyncNotConfigured
+	case errors.Is(err, cloudsync.ErrBadURL):
+		code, reason = CodeBadRequest, ReasonSyncBadURL
 	default:
 		return errorFrom(what, err)
 	}
 	if what != "" {
-		return newError(code, "%s: %w", what, err)
+		return newError(code, "%s: %w", what, err).why(reason, kv...)
 	}
-	return newError(code, "%w", err)
+	return newError(code, "%w", err).why(reason, kv...)
 }
 
 func (s *Services) syncer() (*cloudsync.Syncer, *Error) {
@@ -106,7 +117,7 @@ func (s *Services) syncer() (*cloudsync.Syncer, *Error) {
 		if s.syncErr != nil {
 			msg += ": " + s.syncErr.Error()
 		}
-		return nil, &Error{Code: CodeInternal, Message: msg}
+		return nil, &Error{Code: CodeInternal, Reason: ReasonSyncUnavailable, Message: msg}
 	}
 	return s.sync, nil
 }
@@ -208,6 +219,7 @@ type exportArgs struct {
 	RedactEmails    *bool  `json:"redactEmails"` // with redact; default off
 	IncludeThoughts bool   `json:"includeThoughts"`
 	IncludeToolIO   bool   `json:"includeToolIO"`
+	Locale          string `json:"locale"` // the export's words: "en" (default) or "zh-CN"
 }
 
 // Exported is an export's file (sessions.export).
@@ -233,18 +245,18 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 		redact = *a.Redact
 	}
 	var buf bytes.Buffer
-	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.RedactEmails, a.IncludeThoughts, a.IncludeToolIO); e != nil {
+	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.RedactEmails, a.IncludeThoughts, a.IncludeToolIO, a.Locale); e != nil {
 		return nil, e
 	}
 	out := Exported{Filename: s.exportFilename(ctx, a.ID, a.Format, redact), Mime: mime}
 	if s.cfg.SaveFile != nil {
-		path, err := s.cfg.SaveFile(ctx, out.Filename)
+		path, err := s.cfg.SaveFile(ctx, s.exportDir(ctx, a.ID), out.Filename)
 		if err != nil {
 			return nil, errorFrom("save dialog", err)
 		}
 		if path != "" {
 			if err := writeFileAtomic(path, buf.Bytes()); err != nil {
-				return nil, newError(CodeWriteFailed, "save the export: %w", err)
+				return nil, newError(CodeWriteFailed, "save the export: %w", err).why(ReasonExportNotSaved, "path", path)
 			}
 		}
 		out.Path = path
@@ -256,16 +268,16 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 
 // export writes one session: the transcript itself for jsonl (redacted
 // line by line when asked), else the thread rendered.
-func (s *Services) export(ctx context.Context, w *bytes.Buffer, id, format string, redact bool, emails *bool, thoughts, toolIO bool) *Error {
+func (s *Services) export(ctx context.Context, w *bytes.Buffer, id, format string, redact bool, emails *bool, thoughts, toolIO bool, locale string) *Error {
 	sess, snap, e := s.exportSource(ctx, id)
 	if e != nil {
 		return e
 	}
-	o := export.Options{Redact: redact, RedactEmails: emails, IncludeThoughts: thoughts, IncludeToolIO: toolIO}
+	o := export.Options{Redact: redact, RedactEmails: emails, IncludeThoughts: thoughts, IncludeToolIO: toolIO, Locale: locale}
 	if redact {
 		r, err := export.RedactorFor(s.paths, sess.Workspace)
 		if err != nil {
-			return newError(CodeBadRequest, "%w", err)
+			return newError(CodeBadRequest, "%w", err).why(ReasonRedactionRulesInvalid)
 		}
 		o.Redactor = r.WithEmails(emails != nil && *emails)
 	}
@@ -338,7 +350,7 @@ func (s *Services) sharesPublish(ctx context.Context, a publishArgs) (any, *Erro
 	}
 	r, err := export.RedactorFor(s.paths, sess.Workspace)
 	if err != nil {
-		return nil, newError(CodeBadRequest, "%w", err)
+		return nil, newError(CodeBadRequest, "%w", err).why(ReasonRedactionRulesInvalid)
 	}
 	// A share is always redacted.
 	shot, err := export.Share(sess, snap, export.Options{Redact: true, Redactor: r, RedactEmails: a.RedactEmails,

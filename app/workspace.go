@@ -31,6 +31,10 @@ type WorkspaceInfo struct {
 	Name    string   `json:"name"`
 	Recent  []string `json:"recent"`
 	CanPick bool     `json:"canPick"`
+	// Select is the note the page should open (relative to Dir), given
+	// once: a Markdown file named on the command line or by a second
+	// launch (API.md "workspace.get").
+	Select string `json:"select,omitempty"`
 }
 
 // workspaces holds the folders opened in this run: the current one (the
@@ -44,6 +48,40 @@ type workspaces struct {
 	notes   map[*workspace.Workspace]*notesIndex
 	current *workspace.Workspace
 	unsub   func()
+	// pick is the note to select in current (relative), until the page
+	// reads it with workspace.get.
+	pick string
+}
+
+// setSelect makes the Markdown file abs, inside w, the note the page
+// opens next; a file outside w, missing or not Markdown is refused.
+func (ws *workspaces) setSelect(w *workspace.Workspace, abs string) error {
+	if !workspace.IsMarkdown(abs) {
+		return fmt.Errorf("%s is not a Markdown file", abs)
+	}
+	rel, err := w.Rel(abs)
+	if err != nil {
+		return fmt.Errorf("%s is not in the notes folder %s: %w", abs, w.Dir(), err)
+	}
+	if st, err := os.Stat(w.Abs(rel)); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a file in the notes folder", abs)
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.pick = rel
+	return nil
+}
+
+// takeSelect returns the note to select in w and forgets it.
+func (ws *workspaces) takeSelect(w *workspace.Workspace) string {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if w == nil || w != ws.current {
+		return ""
+	}
+	p := ws.pick
+	ws.pick = ""
+	return p
 }
 
 // notesOf is the notes index of the open workspace w, or nil.
@@ -198,11 +236,17 @@ func (s *Services) startWorkspace() {
 			return // moved or deleted: the page offers to open a folder
 		}
 	}
-	if _, err := s.ws.use(dir); err != nil {
+	w, err := s.ws.use(dir)
+	if err != nil {
 		s.log.Warn("the notes folder could not be opened", "dir", dir, "err", err)
 		return
 	}
 	s.noteRecent(realPath(dir))
+	if s.cfg.Select != "" {
+		if err := s.ws.setSelect(w, s.cfg.Select); err != nil {
+			s.log.Warn("the note to open first was not selected", "err", err)
+		}
+	}
 }
 
 // defaultCwd is the folder new sessions work in: the open workspace, else
@@ -228,17 +272,25 @@ func (s *Services) info(w *workspace.Workspace) *WorkspaceInfo {
 }
 
 func (s *Services) workspaceGet(_ context.Context, _ struct{}) (any, *Error) {
-	return s.info(s.ws.get()), nil
+	w := s.ws.get()
+	info := s.info(w)
+	if info != nil {
+		info.Select = s.ws.takeSelect(w)
+	}
+	return info, nil
 }
 
 type dirArgs struct {
 	Dir string `json:"dir"`
+	// Select: a Markdown file in Dir that the page opens on its next
+	// workspace.get (a second launch with `mnote NOTE.md`).
+	Select string `json:"select,omitempty"`
 }
 
 func (s *Services) workspaceOpen(_ context.Context, a dirArgs) (any, *Error) {
 	dir := strings.TrimSpace(a.Dir)
 	if dir == "" {
-		return nil, badRequest("give the folder to open")
+		return nil, badRequest("give the folder to open").why(ReasonFolderRequired)
 	}
 	if strings.HasPrefix(dir, "~/") || dir == "~" {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -246,19 +298,24 @@ func (s *Services) workspaceOpen(_ context.Context, a dirArgs) (any, *Error) {
 		}
 	}
 	if !filepath.IsAbs(dir) {
-		return nil, badRequest("give the folder's full path (it starts with /): %q", a.Dir)
+		return nil, badRequest("give the folder's full path (it starts with /): %q", a.Dir).why(ReasonFolderNotAbsolute, "path", a.Dir)
 	}
 	w, err := s.ws.use(dir)
 	if err != nil {
-		return nil, workspaceError("open "+dir, err)
+		return nil, workspaceError("open "+dir, err).with("path", dir)
 	}
 	s.noteRecent(w.Dir())
+	if a.Select != "" {
+		if err := s.ws.setSelect(w, a.Select); err != nil {
+			return nil, badRequest("open %s: %w", a.Select, err).classify(err).with("path", a.Select)
+		}
+	}
 	return s.info(w), nil
 }
 
 func (s *Services) workspacePick(ctx context.Context, _ struct{}) (any, *Error) {
 	if s.cfg.PickFolder == nil {
-		return nil, badRequest("there is no folder dialog here: type the folder's path")
+		return nil, badRequest("there is no folder dialog here: type the folder's path").why(ReasonNoFolderDialog)
 	}
 	dir, err := s.cfg.PickFolder(ctx)
 	if err != nil {
@@ -275,7 +332,7 @@ func (s *Services) workspacePick(ctx context.Context, _ struct{}) (any, *Error) 
 func (s *Services) current() (*workspace.Workspace, *Error) {
 	w := s.ws.get()
 	if w == nil {
-		return nil, badRequest("no folder is open: open a folder of notes first")
+		return nil, badRequest("no folder is open: open a folder of notes first").why(ReasonNoFolderOpen)
 	}
 	return w, nil
 }
@@ -327,7 +384,7 @@ func workspaceError(what string, err error) *Error {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	e := &Error{Code: CodeInternal, Message: what + ": " + err.Error(), cause: err}
+	e := (&Error{Code: CodeInternal, Message: what + ": " + err.Error(), cause: err}).classify(err)
 	var refused *workspace.RefusedError
 	switch {
 	case errors.As(err, &refused), errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrInvalid):

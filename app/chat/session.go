@@ -90,7 +90,20 @@ type Binding struct {
 	AgentSessionID string `json:"agentSessionId"`
 	How            string `json:"how"` // new, load, resume, new_fallback
 	Note           string `json:"note,omitempty"`
+	// NoteReason says which note it is (NoteCannotResume,
+	// NoteCannotContinue) and NoteCause the agent's own words, for the
+	// page to word it; neither is recorded.
+	NoteReason string `json:"-"`
+	NoteCause  string `json:"-"`
 }
+
+// Binding.NoteReason values.
+const (
+	// NoteCannotResume: the agent cannot load or resume sessions.
+	NoteCannotResume = "cannot_resume"
+	// NoteCannotContinue: the agent refused to continue its session.
+	NoteCannotContinue = "cannot_continue"
+)
 
 // Config creates a Session.
 type Config struct {

@@ -60,6 +60,7 @@ func (s *Session) Bind(ctx context.Context, a *acp.Agent, o BindOptions) (*Bindi
 		if o.AgentSessionID != "" {
 			b.How = "new_fallback"
 			b.Note = "this agent cannot load or resume sessions: it continues in a new agent session and does not see the earlier turns"
+			b.NoteReason = NoteCannotResume
 		}
 	}
 	var rpcErr *acp.RPCError
@@ -72,6 +73,7 @@ func (s *Session) Bind(ctx context.Context, a *acp.Agent, o BindOptions) (*Bindi
 		as, err = a.NewSession(ctx, cfg)
 		b.How = "new_fallback"
 		b.Note = fmt.Sprintf("the agent could not continue its earlier session (%s): this turn runs in a new agent session that does not see the earlier turns", rpcErr.Message)
+		b.NoteReason, b.NoteCause = NoteCannotContinue, rpcErr.Message
 	}
 	if err != nil {
 		s.mu.Lock()

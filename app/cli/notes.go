@@ -37,7 +37,7 @@ func (e *env) runNotes(args []string) int {
 	if err != nil {
 		return exitUsage
 	}
-	dir, err := workspaceDir(*wsDir)
+	dir, _, err := workspaceDir(*wsDir)
 	if err != nil {
 		return e.usageErr("%v", err)
 	}

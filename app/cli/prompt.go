@@ -32,7 +32,7 @@ const (
 
 type promptCmd struct {
 	agent, agentCmd, cwd, approve, session string
-	jsonOut                                bool
+	jsonOut, noNotesTools                  bool
 	timeout, initTimeout                   time.Duration
 	initTimeoutSet                         bool
 	options                                configOptions
@@ -71,9 +71,10 @@ func (e *env) runPrompt(args []string) int {
 	fs.BoolVar(&c.jsonOut, "json", false, "print one JSON object per line")
 	fs.DurationVar(&c.timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.DurationVar(&c.initTimeout, "init-timeout", 90*time.Second, "how long the agent may take to start (initialize, session/new; default: the agent's init_timeout_secs, else 90s)")
+	fs.BoolVar(&c.noNotesTools, "no-notes-tools", false, "do not offer mnote's notes tools (search_notes, edit_note, … over MCP) to the agent")
 	fs.Var(&c.options, "option", "set the agent's session config option `ID=VALUE` before the turn (session/set_config_option); repeatable")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: mnote prompt [--agent NAME | --agent-cmd 'CMD ARG…'] [--cwd DIR] [--approve ask|all|reads|none] [--option ID=VALUE]… [--json] [--timeout DUR] [--session ID] TEXT\n\nTEXT - reads the prompt from stdin.")
+		fmt.Fprintln(e.stderr, "usage: mnote prompt [--agent NAME | --agent-cmd 'CMD ARG…'] [--cwd DIR] [--approve ask|all|reads|none] [--option ID=VALUE]… [--no-notes-tools] [--json] [--timeout DUR] [--session ID] TEXT\n\nTEXT - reads the prompt from stdin.")
 		fs.PrintDefaults()
 	}
 	words, err := parseArgs(fs, args)
@@ -209,9 +210,19 @@ func (c *promptCmd) run(e *env, text string) int {
 		agentSession = prior.agentSessionID
 	}
 	agentFS := app.SessionFS(w, sess)
+	// mnote's notes tools, as in the window: edit_note's permission
+	// request goes to the same broker as the agent's own (the terminal,
+	// or --approve).
+	tools := e.startNotesTools(rt, c.noNotesTools, w, sess, agentFS, st.ix)
+	defer tools.close()
+	cfg, err := e.config()
+	if err != nil {
+		e.warn("config.json: %v (its context_servers are not passed to the agent)", err)
+	}
 	binding, err := sess.Bind(ctx, agent, chat.BindOptions{
 		Runtime: rt.Name, Command: runtimes.CommandLine(resolved.Path, resolved.Args),
 		AgentSessionID: agentSession, Cwd: cwd, FS: agentFS,
+		McpServers: app.MCPServers(cfg, rt, agent, tools.entry(), e.log),
 	})
 	if err != nil {
 		return fail(agentExit(err), err)
@@ -245,7 +256,9 @@ func (c *promptCmd) run(e *env, text string) int {
 		turnCtx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
+	tools.setTurn(turnCtx)
 	res, err := sess.Prompt(turnCtx, chat.TextPrompt(text))
+	tools.setTurn(nil)
 	out.Flush()
 	if err != nil {
 		return fail(agentExit(err), err)

@@ -28,6 +28,7 @@ import (
 	"github.com/coder/websocket"
 
 	"mnote/app"
+	"mnote/workspace"
 )
 
 // Assets is the UI (the contents of frontend/dist), set by main before
@@ -67,9 +68,9 @@ const maxCallBody = 32 << 20
 const maxExchangeBody = 4 << 10
 
 func (e *env) runServe(args []string) int {
-	fs := e.flags("serve", "[--addr 127.0.0.1:0] [--workspace DIR] [--allow-origin URL,…] [--no-open]")
+	fs := e.flags("serve", "[--addr 127.0.0.1:0] [--workspace DIR|NOTE.md] [--allow-origin URL,…] [--no-open]")
 	addr := fs.String("addr", "127.0.0.1:0", "listen on this `host:port` (loopback unless you mean otherwise)")
-	workspace := fs.String("workspace", "", "folder new sessions work in (default: the current folder)")
+	wsFlag := fs.String("workspace", "", "folder new sessions work in, or a Markdown file to open in its folder (default: the current folder)")
 	noOpen := fs.Bool("no-open", false, "do not open the browser")
 	allowOrigin := fs.String("allow-origin", "", "also accept pages from these `origins` (comma-separated, e.g. https://notes.example.com for a TLS proxy in front)")
 	words, err := parseArgs(fs, args)
@@ -80,7 +81,7 @@ func (e *env) runServe(args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	ws, err := workspaceDir(*workspace)
+	ws, sel, err := workspaceDir(*wsFlag)
 	if err != nil {
 		return e.usageErr("%v", err)
 	}
@@ -99,7 +100,7 @@ func (e *env) runServe(args []string) int {
 	}
 
 	hub := app.NewHub(e.log)
-	svc, err := app.New(app.Config{Paths: e.paths, Workspace: ws, Emitter: hub, Detector: e.detector(), Logger: e.log, ClientVersion: Version})
+	svc, err := app.New(app.Config{Paths: e.paths, Workspace: ws, Select: sel, Emitter: hub, Detector: e.detector(), Logger: e.log, ClientVersion: Version})
 	if err != nil {
 		return e.fail(exitAgent, err)
 	}
@@ -152,22 +153,27 @@ func (e *env) runServe(args []string) int {
 }
 
 // workspaceDir checks --workspace (default: the current folder).
-func workspaceDir(dir string) (string, error) {
+// workspaceDir is the folder --workspace names and, when it names a
+// Markdown file, that file (selected when the page opens).
+func workspaceDir(dir string) (folder, note string, err error) {
 	if dir == "" {
 		dir = "."
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("--workspace %s: %w", dir, err)
+		return "", "", fmt.Errorf("--workspace %s: %w", dir, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", fmt.Errorf("--workspace: %w", err)
+		return "", "", fmt.Errorf("--workspace: %w", err)
 	}
-	if !st.IsDir() {
-		return "", fmt.Errorf("--workspace %s is not a folder", abs)
+	switch {
+	case st.IsDir():
+		return abs, "", nil
+	case st.Mode().IsRegular() && workspace.IsMarkdown(abs):
+		return filepath.Dir(abs), abs, nil
 	}
-	return abs, nil
+	return "", "", fmt.Errorf("--workspace %s is not a folder or a Markdown file", abs)
 }
 
 func newToken() (string, error) {
@@ -341,7 +347,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Browsers cannot set headers on a WebSocket: there the token
 		// may come as ?token= (sent to this origin only).
 		if !s.authorized(r, r.URL.Path == "/api/events") {
-			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Message: "a valid token is required"})
+			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Reason: app.ReasonTokenRequired, Message: "a valid token is required"})
 			return
 		}
 		if r.URL.Path == "/api/call" {
@@ -391,7 +397,7 @@ func (s *server) exchange(w http.ResponseWriter, r *http.Request) {
 		s.log.Warn("could not print a fresh URL", "err", err)
 	}
 	if !ok {
-		writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized,
+		writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Reason: app.ReasonCodeRefused,
 			Message: "this link was used already or has expired: open the latest URL mnote serve printed"})
 		return
 	}

@@ -195,12 +195,29 @@ func (h *harness) writeConfig() {
 	// The script (with the key the server requires) is a file outside
 	// MNOTE_HOME: the agent's command line is recorded in transcripts and
 	// logs, and the key must reach the agent only through mnote's secrets.
-	script, _ := json.Marshal(fakemodel.Script{Dir: h.ws, APIKey: h.apiKey})
+	script, _ := json.Marshal(fakemodel.Script{Dir: h.ws, APIKey: h.apiKey, Notes: notesScript})
 	scriptFile := filepath.Join(filepath.Dir(h.modelLog), "model-script.json")
 	if err := os.WriteFile(scriptFile, script, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	launch := []string{fake, "--addr", fmt.Sprintf("127.0.0.1:%d", h.port), "--log", h.modelLog, "--script", scriptFile, "--"}
+	launch := []string{fake, "--addr", fmt.Sprintf("127.0.0.1:%d", h.port), "--log", h.modelLog, "--script", scriptFile}
+	if dir := os.Getenv("MNOTE_E2E_MODEL_BODIES"); dir != "" {
+		// For finding out what an agent sends: whole request bodies,
+		// the log copied to DIR when the test ends.
+		launch = append(launch, "--log-bodies")
+		t.Cleanup(func() {
+			if b, err := os.ReadFile(h.modelLog); err == nil {
+				_ = os.WriteFile(filepath.Join(dir, t.Name()+".jsonl"), b, 0o600)
+			}
+			logs, _ := filepath.Glob(filepath.Join(h.mnoteHm, "logs", "*"))
+			for _, l := range logs {
+				if b, err := os.ReadFile(l); err == nil {
+					_ = os.WriteFile(filepath.Join(dir, t.Name()+"-"+filepath.Base(l)), b, 0o600)
+				}
+			}
+		})
+	}
+	launch = append(launch, "--")
 	launch = append(append(launch, h.agentBin), h.spec.args...)
 	command, args := launch[0], launch[1:]
 	if h.netns {

@@ -38,6 +38,9 @@ type Script struct {
 	Models []string `json:"models,omitempty"`
 	// ChunkBytes is the size of streamed text pieces. Default 24.
 	ChunkBytes int `json:"chunkBytes,omitempty"`
+	// Notes is the turn over mnote's notes tools (NotesScript), for a
+	// prompt containing Notes.Marker.
+	Notes NotesScript `json:"notes,omitempty"`
 }
 
 func (s *Script) defaults() {
@@ -59,6 +62,7 @@ func (s *Script) defaults() {
 	if s.ChunkBytes <= 0 {
 		s.ChunkBytes = 24
 	}
+	s.Notes.defaults()
 }
 
 // chatRequest is the part of a chat completion request the script reads.
@@ -140,13 +144,14 @@ type reply struct {
 	reasoning string
 	text      string
 	call      *toolCall
+	seen      string // the tool result the request carried (notes turns)
 }
 
 // tool call ids end with the step they belong to, so the next request
 // (which carries the call back) says where the turn is. The middle part is
 // unique per server and request: agents keep ids across restarts, and two
 // processes of one session must not reuse one.
-var ourCallID = regexp.MustCompile(`^call_fm[0-9a-z]+_(read|edit)$`)
+var ourCallID = regexp.MustCompile(`^call_fm[0-9a-z]+_(read|edit|` + suffixSearch + `|` + suffixEdit + `|` + suffixFind + `)$`)
 
 // decide picks the reply to req; id is the tool call id to use (ending
 // with _read or _edit).
@@ -157,6 +162,9 @@ func (s *Script) decide(req *chatRequest, id string) (reply, error) {
 	prompt, last := s.turnState(req.Messages)
 	if strings.Contains(prompt, s.StallMarker) {
 		return reply{step: StepStall, reasoning: "Thinking about it for a long while…"}, nil
+	}
+	if strings.Contains(prompt, s.Notes.Marker) {
+		return s.decideNotes(req, id, last), nil
 	}
 	path, err := s.file(prompt)
 	if err != nil {

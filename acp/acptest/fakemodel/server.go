@@ -47,9 +47,12 @@ type Request struct {
 	Step     string   `json:"step,omitempty"`   // Step* constant
 	ToolCall string   `json:"toolCall,omitempty"`
 	Args     string   `json:"args,omitempty"` // the tool call's arguments
-	Status   int      `json:"status"`
-	Usage    *Usage   `json:"usage,omitempty"`
-	Error    string   `json:"error,omitempty"`
+	// ToolResult is the result of the model's previous tool call as the
+	// request carried it back (notes turns), cut to 2000 bytes.
+	ToolResult string `json:"toolResult,omitempty"`
+	Status     int    `json:"status"`
+	Usage      *Usage `json:"usage,omitempty"`
+	Error      string `json:"error,omitempty"`
 	// Body is the request body, with Options.KeepBodies.
 	Body json.RawMessage `json:"body,omitempty"`
 }
@@ -306,6 +309,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	rep, _ := s.script.decide(&req, fmt.Sprintf("%sn%d", s.idPrefix, n))
 	rec.Step = rep.step
+	rec.ToolResult = cut(rep.seen, 2000)
 	if rep.call != nil {
 		rec.ToolCall, rec.Args = rep.call.Function.Name, rep.call.Function.Arguments
 	}

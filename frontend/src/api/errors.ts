@@ -1,3 +1,4 @@
+import { m } from '../lib/i18n.svelte';
 import type { ApiErrorShape, ErrorCode } from './types';
 
 /**
@@ -7,18 +8,22 @@ import type { ApiErrorShape, ErrorCode } from './types';
 export class ApiError extends Error implements ApiErrorShape {
   readonly code: ErrorCode | string;
   readonly details?: string;
+  readonly reason?: string;
+  readonly params?: Record<string, string>;
 
-  constructor(code: ErrorCode | string, message: string, details?: string) {
+  constructor(code: ErrorCode | string, message: string, details?: string, reason?: string, params?: Record<string, string>) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     if (details) this.details = details;
+    if (reason) this.reason = reason;
+    if (params && typeof params === 'object') this.params = params;
   }
 
   /** Turns anything a transport caught into an ApiError. */
   static from(x: unknown, fallbackCode: ErrorCode = 'internal'): ApiError {
     if (x instanceof ApiError) return x;
-    if (isShape(x)) return new ApiError(x.code, x.message || x.code, x.details || undefined);
+    if (isShape(x)) return new ApiError(x.code, x.message || x.code, x.details || undefined, x.reason || undefined, x.params);
     if (typeof x === 'string') {
       const s = x.trim();
       if (s.startsWith('{')) {
@@ -32,14 +37,20 @@ export class ApiError extends Error implements ApiErrorShape {
           /* not JSON: a plain message */
         }
       }
-      return new ApiError(fallbackCode, s || 'Unknown error');
+      return new ApiError(fallbackCode, s || m.app_unknown_error());
     }
     if (x instanceof Error) return new ApiError(fallbackCode, x.message || x.name);
-    return new ApiError(fallbackCode, 'Unknown error', safeString(x));
+    return new ApiError(fallbackCode, m.app_unknown_error(), safeString(x));
   }
 
   toJSON(): ApiErrorShape {
-    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.details ? { details: this.details } : {}),
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.params ? { params: this.params } : {}),
+    };
   }
 }
 

@@ -3,6 +3,7 @@
 // Nothing outside src/api touches window.go, window.runtime, fetch('/api')
 // or the WebSocket.
 
+import { m } from '../lib/i18n.svelte';
 import { ApiError } from './errors';
 
 export type Listener = (data: unknown) => void;
@@ -74,7 +75,7 @@ export class WailsTransport implements Transport {
     try {
       return JSON.parse(out);
     } catch {
-      throw new ApiError('internal', `The app answered ${method} with something that is not JSON.`, out.slice(0, 500));
+      throw new ApiError('internal', m.app_not_json_app({ method }), out.slice(0, 500));
     }
   }
 
@@ -182,7 +183,7 @@ export async function exchangeCode(origin: string, code: string, fetchFn: typeof
       cache: 'no-store',
     });
   } catch (e) {
-    throw new ApiError('network', 'Cannot reach mnote. Is `mnote serve` still running?', errorText(e));
+    throw new ApiError('network', m.app_unreachable(), errorText(e));
   }
   let body: { token?: unknown; error?: unknown } | undefined;
   try {
@@ -192,7 +193,7 @@ export async function exchangeCode(origin: string, code: string, fetchFn: typeof
   }
   if (res.ok && typeof body?.token === 'string' && body.token) return body.token;
   if (body?.error) throw ApiError.from(body.error);
-  throw new ApiError('unauthorized', `mnote refused the one-time code (${res.status}).`);
+  throw new ApiError('unauthorized', m.app_code_refused({ status: String(res.status) }));
 }
 
 function safeSessionStorage(): Storage | undefined {
@@ -266,13 +267,13 @@ export class HttpTransport implements Transport {
         body: JSON.stringify({ method, args: args ?? {} }),
       });
     } catch (e) {
-      throw new ApiError('network', 'Cannot reach mnote. Is `mnote serve` still running?', errorText(e));
+      throw new ApiError('network', m.app_unreachable(), errorText(e));
     }
     let text = '';
     try {
       text = await res.text();
     } catch (e) {
-      throw new ApiError('network', 'The connection to mnote broke off.', errorText(e));
+      throw new ApiError('network', m.app_connection_broke(), errorText(e));
     }
     let body: unknown;
     let parsed = false;
@@ -288,17 +289,17 @@ export class HttpTransport implements Transport {
     if (res.status === 401) {
       throw new ApiError(
         'unauthorized',
-        'mnote refused the access token. Open the latest URL that `mnote serve` printed (its one-time code works once).',
+        m.app_token_refused(),
         (errObj ? ApiError.from(errObj).message : text.slice(0, 500)) || undefined,
       );
     }
     if (errObj) throw ApiError.from(errObj);
     if (!res.ok) {
-      throw new ApiError('internal', `mnote answered ${res.status} ${res.statusText}`.trim() + '.', text.slice(0, 2000) || undefined);
+      throw new ApiError('internal', m.app_http_status({ status: `${res.status} ${res.statusText}`.trim() }), text.slice(0, 2000) || undefined);
     }
     if (!parsed) {
       if (text === '') return undefined;
-      throw new ApiError('internal', `mnote answered ${method} with something that is not JSON.`, text.slice(0, 500));
+      throw new ApiError('internal', m.app_not_json({ method }), text.slice(0, 500));
     }
     return body && typeof body === 'object' && 'result' in body ? (body as { result: unknown }).result : undefined;
   }

@@ -426,6 +426,9 @@ export interface WorkspaceInfo {
   recent: string[];
   /** A native folder dialog exists (the window; not mnote serve). */
   canPick: boolean;
+  /** A note to open (relative to dir), named on the command line or by a
+   * second launch; given once. */
+  select?: string;
 }
 
 /** A file or folder of workspace.tree. */
@@ -674,8 +677,15 @@ export type NoticeLevel = 'info' | 'warn' | 'error';
 
 export interface NoticePayload {
   level: NoticeLevel;
+  /** The error code, when the notice tells a failure (a turn that failed). */
+  code?: ErrorCode | string;
+  /** The specific case (app/reasons.go); worded by lib/errtext.ts. */
+  reason?: string;
+  /** English; the fallback for a reason this version does not know. */
   message: string;
   details?: string;
+  /** The values the reason is worded with (agent, path, count…). */
+  params?: Record<string, string>;
   action?: 'restart' | 'login' | string;
 }
 
@@ -828,6 +838,9 @@ export interface ExportOptions {
   redact?: boolean;
   includeThoughts?: boolean;
   includeToolIO?: boolean;
+  /** The language of the Markdown and HTML exports' own words (labels,
+   * dates): the interface's. Default "en". */
+  locale?: 'en' | 'zh-CN';
 }
 
 /** sessions.export: in the window a save dialog wrote the file (`path`);
@@ -868,6 +881,11 @@ export type ErrorCode =
 
 export interface ApiErrorShape {
   code: string;
+  /** The specific case (app/reasons.go); worded by lib/errtext.ts. */
+  reason?: string;
+  /** English; the fallback for a reason or code this version does not know. */
   message: string;
   details?: string;
+  /** The values the reason is worded with (agent, path, count…). */
+  params?: Record<string, string>;
 }
