@@ -1,3 +1,4 @@
+import { reasonWording } from '../lib/errtext';
 import { m } from '../lib/i18n.svelte';
 import type { ApiErrorShape, ErrorCode } from './types';
 
@@ -18,7 +19,21 @@ export class ApiError extends Error implements ApiErrorShape {
     if (details) this.details = details;
     if (reason) this.reason = reason;
     if (params && typeof params === 'object') this.params = params;
+    // An error with a reason this version words is shown in the interface
+    // language (read again each time, so it follows a switch); the Go
+    // message stays the fallback and is kept as goMessage.
+    this.goMessage = message;
+    if (reason) {
+      Object.defineProperty(this, 'message', {
+        get: () => reasonWording(this.reason, this.params) ?? this.goMessage,
+        enumerable: false,
+        configurable: true,
+      });
+    }
   }
+
+  /** The English message Go wrote (logs, details). */
+  readonly goMessage: string;
 
   /** Turns anything a transport caught into an ApiError. */
   static from(x: unknown, fallbackCode: ErrorCode = 'internal'): ApiError {
@@ -46,7 +61,7 @@ export class ApiError extends Error implements ApiErrorShape {
   toJSON(): ApiErrorShape {
     return {
       code: this.code,
-      message: this.message,
+      message: this.goMessage,
       ...(this.details ? { details: this.details } : {}),
       ...(this.reason ? { reason: this.reason } : {}),
       ...(this.params ? { params: this.params } : {}),

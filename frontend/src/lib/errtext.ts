@@ -238,6 +238,12 @@ function codeText(code: string | undefined): string | undefined {
   return code && Object.hasOwn(CODES, code) ? CODES[code]() : undefined;
 }
 
+/** The wording of a reason Go sent (with its params) in the interface
+ * language, or undefined when there is no reason this version knows. */
+export function reasonWording(reason: string | undefined, params: Record<string, string> | undefined): string | undefined {
+  return reasonText(reason, params);
+}
+
 /** The sentence shown for a failed call. */
 export function errorText(e: ApiErrorShape): string {
   return reasonText(e.reason, e.params) ?? codeText(e.code) ?? (e.message || m.errors_code_internal());
