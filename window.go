@@ -24,6 +24,7 @@ import (
 
 	"mnote/app"
 	"mnote/app/cli"
+	"mnote/internal/l10n"
 	"mnote/store"
 )
 
@@ -192,13 +193,24 @@ func (d *desktop) beforeClose(ctx context.Context) bool {
 	return false
 }
 
+// systemLocale is the language of the native dialogs: the system's
+// (LC_ALL, LC_MESSAGES, LANG — what GTK and the page follow by default).
+func systemLocale() l10n.Locale {
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if v := os.Getenv(k); v != "" {
+			return l10n.Parse(v)
+		}
+	}
+	return l10n.EN
+}
+
 // saveFile is the native save dialog for an export ("" when cancelled).
 func (d *desktop) saveFile(_ context.Context, dir, name string) (string, error) {
 	ctx := d.context()
 	if ctx == nil {
 		return "", errors.New("the window is not ready yet; try again")
 	}
-	return wruntime.SaveFileDialog(ctx, wruntime.SaveDialogOptions{Title: "Export the session", DefaultDirectory: dir, DefaultFilename: name, CanCreateDirectories: true})
+	return wruntime.SaveFileDialog(ctx, wruntime.SaveDialogOptions{Title: systemLocale().T("dialog.export_title"), DefaultDirectory: dir, DefaultFilename: name, CanCreateDirectories: true})
 }
 
 // pickFolder is the native "Open folder" dialog ("" when cancelled).
@@ -207,7 +219,7 @@ func (d *desktop) pickFolder(context.Context) (string, error) {
 	if ctx == nil {
 		return "", errors.New("the window is not ready yet; try again")
 	}
-	return wruntime.OpenDirectoryDialog(ctx, wruntime.OpenDialogOptions{Title: "Open a folder of notes", CanCreateDirectories: true})
+	return wruntime.OpenDirectoryDialog(ctx, wruntime.OpenDialogOptions{Title: systemLocale().T("dialog.open_title"), CanCreateDirectories: true})
 }
 
 // shutdown stops every agent (pending permission requests are answered

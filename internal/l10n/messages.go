@@ -3,6 +3,9 @@ package l10n
 // en is the English catalogue. Keys are "<page>.<name>"; a plural has
 // "_one" and "_other" forms (see Locale.N).
 var en = map[string]string{
+	// The window's native dialogs (in the system's language).
+	"dialog.export_title": "Export the session",
+	"dialog.open_title":   "Open a folder of notes",
 	// The share page (mnote-controlplane, /s/{token}).
 	"share.title_shared":      "Shared session",
 	"share.title_not_found":   "Share not found",
@@ -79,6 +82,8 @@ var en = map[string]string{
 
 // zh is the Chinese catalogue (docs/glossary.zh-CN.md).
 var zh = map[string]string{
+	"dialog.export_title":     "导出会话",
+	"dialog.open_title":       "打开笔记文件夹",
 	"share.title_shared":      "分享的会话",
 	"share.title_not_found":   "未找到分享",
 	"share.not_found_heading": "此分享不可用",
