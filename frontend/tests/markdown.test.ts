@@ -72,12 +72,12 @@ describe('markdown sanitizer', () => {
   });
 
   it('keeps http(s), mailto and relative links, opening outside', () => {
-    const root = dom(renderMarkdown('[w](https://example.com/x?q=1) [m](mailto:a@b.c) [r](./notes/a.md) <https://auto.example>'));
+    const root = dom(renderMarkdown('[w](https://example.com/x?q=1) [m](mailto:a@b.c) [r](./notes/a.pdf) <https://auto.example>'));
     const links = [...root.querySelectorAll('a')];
     expect(links.map((a) => a.getAttribute('href'))).toEqual([
       'https://example.com/x?q=1',
       'mailto:a@b.c',
-      './notes/a.md',
+      './notes/a.pdf',
       'https://auto.example',
     ]);
     for (const a of links) {

@@ -75,3 +75,42 @@ export function writeDraft(sessionId: string, text: string): void {
   writePref(DRAFT_PREFIX + sessionId, text.slice(0, MAX_DRAFT_CHARS));
   writePref(DRAFT_INDEX, JSON.stringify(ids));
 }
+
+// Prompts queued while a turn runs (and the last prompt sent, for Retry),
+// per session, kept beside the drafts and on the same terms: JSON the
+// session store reads back (and checks), for the last MAX_DRAFTS sessions
+// written to; forgotten when there is nothing left to keep.
+const QUEUE_PREFIX = 'mnote.queue.';
+const QUEUE_INDEX = 'mnote.queues';
+
+function queueIndex(): string[] {
+  try {
+    const v: unknown = JSON.parse(readPref(QUEUE_INDEX) ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The session's kept queue record (unchecked), or null. */
+export function readQueue(sessionId: string): unknown {
+  try {
+    return JSON.parse(readPref(QUEUE_PREFIX + sessionId) ?? 'null');
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps (or, with null, forgets) the session's queue record. */
+export function writeQueue(sessionId: string, v: unknown): void {
+  const ids = queueIndex().filter((id) => id !== sessionId);
+  if (v === null || v === undefined) {
+    removePref(QUEUE_PREFIX + sessionId);
+    writePref(QUEUE_INDEX, JSON.stringify(ids));
+    return;
+  }
+  ids.push(sessionId);
+  while (ids.length > MAX_DRAFTS) removePref(QUEUE_PREFIX + ids.shift());
+  writePref(QUEUE_PREFIX + sessionId, JSON.stringify(v));
+  writePref(QUEUE_INDEX, JSON.stringify(ids));
+}

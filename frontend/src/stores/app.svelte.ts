@@ -238,16 +238,12 @@ export class AppState {
   /** Sends the last prompt again (after a crash or a login). */
   async retry(): Promise<boolean> {
     const s = this.session;
-    let text = s.lastPrompt;
-    if (!text) {
-      const users = s.entries().filter((e) => e.kind === 'user_message');
-      text = users[users.length - 1]?.text ?? '';
-    }
-    if (!text) {
+    if (!s.lastPrompt && !s.entries().some((e) => e.kind === 'user_message')) {
       await s.resync();
       return false;
     }
-    return s.prompt(text);
+    // The same prompt, with the context and mentions it had (session.retry).
+    return s.retry();
   }
 
   async deleteSession(id: string): Promise<void> {
