@@ -57,7 +57,17 @@ rm -rf "$dir.new"
 mkdir -p "$dir.new/node" "$dir.new/npm" "$dir.new/bin"
 tar -xzf "$tmp/node-linux-$arch-$NODE_VERSION.tgz" -C "$dir.new/node" --strip-components=1
 tar -xzf "$tmp/npm-$NPM_VERSION.tgz" -C "$dir.new/npm" --strip-components=1
-ln -s ../node/bin/node "$dir.new/bin/node"
+# The official binary trusts only its own CA list; Debian's node trusts the
+# system's, which holds a site's own CAs (a company proxy): so does this one.
+cat >"$dir.new/bin/node" <<'EOF'
+#!/bin/sh
+d=$(dirname "$(readlink -f "$0")")
+if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
+	NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+	export NODE_EXTRA_CA_CERTS
+fi
+exec "$d/../node/bin/node" "$@"
+EOF
 cat >"$dir.new/bin/npm" <<'EOF'
 #!/bin/sh
 d=$(dirname "$(readlink -f "$0")")
@@ -68,7 +78,7 @@ cat >"$dir.new/bin/npx" <<'EOF'
 d=$(dirname "$(readlink -f "$0")")
 exec "$d/node" "$d/../npm/bin/npx-cli.js" "$@"
 EOF
-chmod +x "$dir.new/bin/npm" "$dir.new/bin/npx"
+chmod +x "$dir.new/bin/node" "$dir.new/bin/npm" "$dir.new/bin/npx"
 good "$dir.new/bin/node" || die "the downloaded Node does not run here: install Node.js 20.19 or newer"
 rm -rf "$dir"
 mv "$dir.new" "$dir"
