@@ -231,6 +231,10 @@ func (s *Services) agentsCancelInstall(_ context.Context, a installArgs) (any, *
 // beginStart tells the page an agent is starting and makes the start
 // cancellable (agents.cancelStart); end says how it went.
 func (s *Services) beginStart(ctx context.Context, rt runtimes.Runtime, timeout time.Duration) (context.Context, func(*acp.Agent, error) error) {
+	if inStartSpan(ctx) {
+		// Part of a session's start (live.go startSpan): that one tells.
+		return ctx, func(_ *acp.Agent, err error) error { return err }
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	key := &cancel
 	s.ops.mu.Lock()

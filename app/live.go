@@ -129,7 +129,7 @@ func (s *Services) createLive(ctx context.Context, agentName, cwd string) (*live
 // createLiveFrom starts a new session; with agentSessionID it brings in
 // that agent session by session/load (import.go), its history replayed
 // into the new thread, titled title until the agent names it.
-func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSessionID, title string) (*liveSession, *Error) {
+func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSessionID, title string) (_ *liveSession, e *Error) {
 	rt, e := s.runtime(agentName)
 	if e != nil {
 		return nil, e
@@ -139,6 +139,9 @@ func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSess
 		s.noteAgent(rt.Name, e)
 		return nil, e
 	}
+	// Starting… until session/new (or load) answers, with a Cancel.
+	ctx, end := s.startSpan(ctx, rt)
+	defer func() { e = end(asError(e)) }()
 	a, err := s.pool.acquire(ctx, rt, res, cwd)
 	if err != nil {
 		s.noteAgent(rt.Name, err)
@@ -174,7 +177,7 @@ func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSess
 		McpServers: l.mcpServers(rt, a), AgentSessionID: agentSessionID, AdditionalDirectories: s.extraDirs(rt)})
 	if err != nil {
 		e := bindError(rt, a, err)
-		s.pool.release(a)
+		s.releaseBound(ctx, a, err)
 		s.noteAgent(rt.Name, err)
 		// Nothing of the user's is in it yet: do not leave it listed.
 		s.discardNew(l)
@@ -272,7 +275,7 @@ func (l *liveSession) watch(a *acp.Agent) {
 // bind starts the named agent and binds it: continuing agentSessionID
 // when given (session/load, resume, or a new agent session), else a new
 // agent session.
-func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) *Error {
+func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) (e *Error) {
 	l.opMu.Lock()
 	defer l.opMu.Unlock()
 	l.mu.Lock()
@@ -291,6 +294,8 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 		s.noteAgent(rt.Name, e)
 		return e
 	}
+	ctx, end := s.startSpan(ctx, rt)
+	defer func() { e = end(asError(e)) }()
 	a, err := s.pool.acquire(ctx, rt, res, l.workspace)
 	if err != nil {
 		s.noteAgent(rt.Name, err)
@@ -307,7 +312,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 	})
 	if err != nil {
 		e := bindError(rt, a, err)
-		s.pool.release(a)
+		s.releaseBound(ctx, a, err)
 		s.noteAgent(rt.Name, err)
 		if e.Code == CodeNeedsAuth {
 			l.mu.Lock()
@@ -384,7 +389,7 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 			return
 		}
 		if e := l.bind(ctx, runtime, asid); e != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || e.Reason == ReasonAgentStartCancelled {
 				ended = cancelled
 				return
 			}
@@ -419,6 +424,10 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		}
 	}
 	a := l.agent.Load()
+	if e := l.prepareImages(parts, a); e != nil { // images.go
+		ended = l.failTurn(turn, e)
+		return
+	}
 	res, err := l.sess.Prompt(ctx, parts.blocks(text, a))
 	if ee := (*acp.ExitError)(nil); errors.As(err, &ee) {
 		l.mu.Lock()

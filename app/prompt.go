@@ -41,6 +41,14 @@ type promptParts struct {
 	files     []attachment
 	selection *Selection
 	selPath   string
+	// earlier: a fork's earlier turns, for an agent that did not fork its
+	// session (fork.go); earlierFrom is the original session.
+	earlier, earlierFrom string
+	// images: attached by the page; noteImages: mentioned image files and
+	// the images mentioned notes show (images.go). imagesOK: the turn's
+	// agent takes them (set by prepareImages).
+	images, noteImages []promptImage
+	imagesOK           bool
 }
 
 // readParts reads the context file and the mentions from the open
@@ -69,6 +77,15 @@ func (s *Services) readParts(ctx *PromptContext, mentions []string) (*promptPart
 	}
 	p := &promptParts{}
 	for _, rel := range paths {
+		if isImagePath(rel) {
+			if img, ok := readImageFile(w, rel); ok {
+				if len(p.noteImages) < maxImages && !p.hasImage(img.hash) {
+					img.direct = true
+					p.noteImages = append(p.noteImages, img)
+				}
+				continue
+			}
+		}
 		text, err := readForPrompt(w, rel)
 		if err != nil {
 			return nil, workspaceError("attach "+rel, err).with("path", rel)
@@ -78,6 +95,7 @@ func (s *Services) readParts(ctx *PromptContext, mentions []string) (*promptPart
 	if ctx != nil && ctx.Selection != nil && strings.TrimSpace(ctx.Selection.Text) != "" {
 		p.selection, p.selPath = ctx.Selection, ctx.Path
 	}
+	p.addNoteImages(w)
 	return p, nil
 }
 
@@ -111,6 +129,9 @@ func (p *promptParts) blocks(text string, a *acp.Agent) []thread.ContentBlock {
 	if p == nil {
 		return out
 	}
+	if text == "" && len(p.images) > 0 {
+		out = out[:0] // an image alone
+	}
 	if sel := p.selection; sel != nil {
 		out = append(out, thread.ContentBlock{Type: "text", Text: fmt.Sprintf(
 			"Selected in %s (lines %d–%d):\n```\n%s\n```", p.selPath, sel.FromLine, sel.ToLine, strings.TrimRight(sel.Text, "\n"))})
@@ -125,6 +146,10 @@ func (p *promptParts) blocks(text string, a *acp.Agent) []thread.ContentBlock {
 			continue
 		}
 		out = append(out, thread.ContentBlock{Type: "resource_link", URI: uri, Name: path.Base(f.rel), MimeType: mime})
+	}
+	out = append(out, p.imageBlocks()...)
+	if p.earlier != "" {
+		out = append(out, p.earlierBlock(a))
 	}
 	return out
 }

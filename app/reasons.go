@@ -141,6 +141,18 @@ const (
 	// ReasonTooManyFiles: a prompt carries more files than it may. Params:
 	// max, count.
 	ReasonTooManyFiles = "too_many_files"
+	// ReasonTooManyImages: a prompt carries more images than it may.
+	// Params: max, count.
+	ReasonTooManyImages = "too_many_images"
+	// ReasonImageTooBig: an image of a prompt is too big. Params: n (which
+	// image, from 1), size, max (bytes).
+	ReasonImageTooBig = "image_too_big"
+	// ReasonImageType: an image of a prompt is not a PNG, JPEG, GIF or
+	// WebP image. Params: n.
+	ReasonImageType = "image_type"
+	// ReasonImagesUnsupported: the session's agent does not take images.
+	// Params: agent.
+	ReasonImagesUnsupported = "images_unsupported"
 	// ReasonTranscriptWriteFailed: the session's transcript could not be
 	// written (details: why).
 	ReasonTranscriptWriteFailed = "transcript_write_failed"
@@ -303,7 +315,7 @@ const (
 // Reasons is every reason, in the order of API.md's table.
 var Reasons = []string{
 	ReasonAgentUnknown, ReasonAgentRequired, ReasonAgentNotInstalled, ReasonAgentNoCommand, ReasonAgentStartFailed, ReasonAgentStartCancelled, ReasonAgentExited, ReasonAgentStopped, ReasonAgentKilled, ReasonAgentTimeout, ReasonAgentNeedsAuth, ReasonAgentRefused, ReasonAgentNotRunning, ReasonAgentBadOutput, ReasonAgentCannotLoadSessions, ReasonAgentCannotListSessions, ReasonAgentSessionNotLoaded, ReasonAgentCannotContinue, ReasonSessionNotContinued, ReasonAgentNameRequired, ReasonAgentCommandRequired, ReasonSecretVariable, ReasonKeyNotSaved, ReasonConfigInvalid, ReasonConfigWriteFailed, ReasonAuthMethodUnknown, ReasonAuthFailed, ReasonNoDisplay, ReasonNoTerminalProgram, ReasonTerminalNotStarted, ReasonNoInstaller, ReasonInstallFailed, ReasonInstallRunning, ReasonInstallNotRunning, ReasonTooManyAgents, ReasonNoAgent,
-	ReasonSessionNotFound, ReasonSessionNotRunning, ReasonSessionBusy, ReasonSessionClosing, ReasonSessionBackedUp, ReasonSessionNotInTrash, ReasonSessionNotTrashed, ReasonTurnRunning, ReasonTurnFailed, ReasonPromptEmpty, ReasonTitleEmpty, ReasonTooManyFiles, ReasonTranscriptWriteFailed, ReasonTerminalNotFound, ReasonPermissionNotWaiting, ReasonPermissionOptionUnknown, ReasonPermissionCancelled, ReasonPermissionNotRemembered, ReasonPermissionsUnreadable, ReasonPermissionNotRevoked, ReasonQuestionNotWaiting, ReasonAnswerInvalid,
+	ReasonSessionNotFound, ReasonSessionNotRunning, ReasonSessionBusy, ReasonSessionClosing, ReasonSessionBackedUp, ReasonSessionNotInTrash, ReasonSessionNotTrashed, ReasonTurnRunning, ReasonTurnFailed, ReasonPromptEmpty, ReasonTitleEmpty, ReasonTooManyFiles, ReasonTooManyImages, ReasonImageTooBig, ReasonImageType, ReasonImagesUnsupported, ReasonTranscriptWriteFailed, ReasonTerminalNotFound, ReasonPermissionNotWaiting, ReasonPermissionOptionUnknown, ReasonPermissionCancelled, ReasonPermissionNotRemembered, ReasonPermissionsUnreadable, ReasonPermissionNotRevoked, ReasonQuestionNotWaiting, ReasonAnswerInvalid,
 	ReasonFolderRequired, ReasonFolderNotAbsolute, ReasonFolderNotFound, ReasonNotAFolder, ReasonNoFolderOpen, ReasonNoFolderDialog, ReasonFolderNotOpen, ReasonFolderReplaced, ReasonOutsideFolder, ReasonMnoteData, ReasonNotRegularFile, ReasonHardLink, ReasonTooLarge, ReasonNotUTF8, ReasonFileChangedOnDisk, ReasonFileExists, ReasonFileNotFound, ReasonNotesNotIndexed, ReasonLinkUndoExpired, ReasonLinksChanged,
 	ReasonCheckpointsScanning, ReasonCheckpointsUnavailable, ReasonCheckpointsTooBig, ReasonCheckpointNotFound, ReasonFileNotInTurn, ReasonRevertConflict, ReasonNotReverted,
 	ReasonSyncUnavailable, ReasonSyncDisabled, ReasonSyncNotConfigured, ReasonSyncBadURL, ReasonSyncUnreachable, ReasonSyncRateLimited, ReasonSyncServerFailed, ReasonSyncTokenRefused, ReasonSyncNotFound, ReasonSyncRefused, ReasonRedactionRulesInvalid, ReasonExportNotSaved,

@@ -29,6 +29,14 @@ type SessionSummary struct {
 	Turns          int    `json:"turns"`
 	LastStopReason string `json:"lastStopReason"`
 	Live           bool   `json:"live"`
+	// ForkedFrom: the session and turn this one was forked from (an
+	// edited prompt, fork.go); Forks: the sessions forked from this one
+	// (filled where one session is shown, not in sessions.list).
+	ForkedFrom *ForkOrigin `json:"forkedFrom,omitempty"`
+	Forks      []ForkLink  `json:"forks,omitempty"`
+	// Images: the session's running agent takes images in prompts (ACP
+	// promptCapabilities.image); absent while no agent runs (images.go).
+	Images *bool `json:"images,omitempty"`
 }
 
 // Snapshot is a session's whole state (API.md "Snapshot"): events with a
@@ -73,8 +81,12 @@ func validID(id string) *Error {
 }
 
 func summaryFromRow(r store.SessionRow) SessionSummary {
-	return SessionSummary{ID: r.ID, Title: r.Title, Workspace: r.Workspace, Agent: r.Runtime, CreatedMs: r.CreatedMs,
+	sum := SessionSummary{ID: r.ID, Title: r.Title, Workspace: r.Workspace, Agent: r.Runtime, CreatedMs: r.CreatedMs,
 		UpdatedMs: r.UpdatedMs, Status: r.Status, Turns: r.Turns, LastStopReason: r.LastStopReason}
+	if r.ForkedFrom != "" {
+		sum.ForkedFrom = &ForkOrigin{SessionID: r.ForkedFrom, Turn: r.ForkedTurn}
+	}
+	return sum
 }
 
 // overlay puts what the live session knows over the index's row.
@@ -97,6 +109,7 @@ func (s *Services) overlay(sum *SessionSummary) {
 		sum.Agent = l.runtime
 	}
 	l.mu.Unlock()
+	sum.Images = l.imagesTaken()
 	if n := l.sess.Turns(); n > sum.Turns {
 		sum.Turns = n
 	}
@@ -118,6 +131,7 @@ func (s *Services) changedPayload(ids ...string) SessionsChanged {
 			s.enqueueSync(&row, "")
 			sum := summaryFromRow(row)
 			s.overlay(&sum)
+			s.forkDetails(context.Background(), &sum)
 			out.Changed = append(out.Changed, sum)
 			continue
 		}
@@ -155,10 +169,11 @@ func (s *Services) summary(ctx context.Context, id string) (SessionSummary, *Err
 		}
 		row = store.SessionRow{ID: id, Title: info.Title, Workspace: info.Workspace, Runtime: info.Runtime,
 			CreatedMs: info.CreatedMs, UpdatedMs: info.UpdatedMs, Status: info.Status, Turns: info.Turns,
-			LastStopReason: info.LastStopReason}
+			LastStopReason: info.LastStopReason, ForkedFrom: info.ForkedFrom.SessionID, ForkedTurn: info.ForkedFrom.Turn}
 	}
 	sum := summaryFromRow(row)
 	s.overlay(&sum)
+	s.forkDetails(ctx, &sum)
 	return sum, nil
 }
 
@@ -349,21 +364,28 @@ type promptArgs struct {
 	Text     string         `json:"text"`
 	Context  *PromptContext `json:"context"`
 	Mentions []string       `json:"mentions"`
+	Images   []ImageArg     `json:"images"` // images.go
 }
 
 func (s *Services) sessionsPrompt(ctx context.Context, a promptArgs) (any, *Error) {
 	if e := validID(a.ID); e != nil {
 		return nil, e
 	}
-	if strings.TrimSpace(a.Text) == "" {
+	if strings.TrimSpace(a.Text) == "" && len(a.Images) == 0 {
 		return nil, badRequest("the prompt is empty").why(ReasonPromptEmpty)
 	}
 	parts, e := s.readParts(a.Context, a.Mentions)
 	if e != nil {
 		return nil, e
 	}
+	if parts, e = withImages(parts, a.Images); e != nil {
+		return nil, e
+	}
 	l, e := s.openLive(ctx, a.ID)
 	if e != nil {
+		return nil, e
+	}
+	if e := l.checkImages(parts); e != nil {
 		return nil, e
 	}
 	turn, e := l.startTurn(a.Text, parts)
@@ -505,6 +527,51 @@ func (s *Services) sessionsRestore(ctx context.Context, a idArgs) (any, *Error) 
 	}
 	s.emitChanged(a.ID)
 	return s.summary(ctx, a.ID)
+}
+
+// TrashedSession is a deleted session in sessions.trash (API.md
+// "TrashedSession"): what its transcript says, and when it was deleted.
+type TrashedSession struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Workspace string `json:"workspace"`
+	Agent     string `json:"agent"`
+	CreatedMs int64  `json:"createdMs"`
+	UpdatedMs int64  `json:"updatedMs"`
+	DeletedMs int64  `json:"deletedMs"`
+	Turns     int    `json:"turns"`
+}
+
+func (s *Services) sessionsTrash(_ context.Context, _ struct{}) (any, *Error) {
+	list, err := store.ListTrash(s.paths)
+	if err != nil {
+		if len(list) == 0 {
+			return nil, errorFrom("list the trash", err)
+		}
+		s.log.Warn("some sessions in the trash could not be read", "err", err)
+	}
+	out := make([]TrashedSession, 0, len(list))
+	for _, t := range list {
+		i := t.Info
+		out = append(out, TrashedSession{ID: i.ID, Title: i.Title, Workspace: i.Workspace, Agent: i.Runtime,
+			CreatedMs: i.CreatedMs, UpdatedMs: i.UpdatedMs, DeletedMs: t.DeletedMs, Turns: i.Turns})
+	}
+	return out, nil
+}
+
+// sessionsPurge deletes a session in the trash for good.
+func (s *Services) sessionsPurge(_ context.Context, a idArgs) (any, *Error) {
+	if e := validID(a.ID); e != nil {
+		return nil, e
+	}
+	if err := store.PurgeFromTrash(s.paths, a.ID); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{Code: CodeNotFound, Reason: ReasonSessionNotInTrash, Message: fmt.Sprintf("there is no session %q in the trash", a.ID), cause: err}
+		}
+		return nil, errorFrom("delete session "+a.ID+" for good", err)
+	}
+	store.RemoveThreadCache(s.paths, a.ID)
+	return nil, nil
 }
 
 type searchArgs struct {

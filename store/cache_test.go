@@ -112,7 +112,7 @@ func TestMigrationAddsCacheColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if v, err := ix.SchemaVersion(t.Context()); err != nil || v != 4 {
+	if v, err := ix.SchemaVersion(t.Context()); err != nil || v != 5 {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
 	turns, err := ix.Turns(t.Context(), "a")

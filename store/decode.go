@@ -116,7 +116,7 @@ func decodeStep(rec Record, hint *thread.Update, st *step) {
 		}
 	case DirOut:
 		switch rec.Kind {
-		case KindSessionNew, KindSessionLoad, KindSessionResume, KindSessionPrompt:
+		case KindSessionNew, KindSessionLoad, KindSessionResume, KindSessionFork, KindSessionPrompt:
 			var env struct {
 				ID json.RawMessage `json:"id"`
 			}

@@ -417,7 +417,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.ix = ix
-		if v, err := ix.SchemaVersion(ctx); err != nil || v != 4 {
+		if v, err := ix.SchemaVersion(ctx); err != nil || v != 5 {
 			t.Fatalf("version %d %v", v, err)
 		}
 		if rows := e.list(t); len(rows) != 1 {

@@ -282,14 +282,16 @@ const (
 	sqlSessionNum = `SELECT num FROM sessions WHERE id = ?`
 	sqlNextNum    = `SELECT IFNULL(MAX(num), 0) + 1 FROM sessions`
 	sqlUpsertSess = `INSERT INTO sessions (id, num, title, workspace, runtime, created_ms, updated_ms, status,
-	turns, messages, tool_calls, updates, last_stop_reason, transcript_path, transcript_bytes, indexed_bytes, indexed_seq)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	turns, messages, tool_calls, updates, last_stop_reason, transcript_path, transcript_bytes, indexed_bytes, indexed_seq,
+	forked_from, forked_turn)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET title = excluded.title, workspace = excluded.workspace, runtime = excluded.runtime,
 	created_ms = excluded.created_ms, updated_ms = excluded.updated_ms, status = excluded.status, turns = excluded.turns,
 	messages = excluded.messages, tool_calls = excluded.tool_calls, updates = excluded.updates,
 	last_stop_reason = excluded.last_stop_reason,
 	transcript_path = CASE WHEN excluded.transcript_path <> '' THEN excluded.transcript_path ELSE sessions.transcript_path END,
-	transcript_bytes = excluded.transcript_bytes, indexed_bytes = excluded.indexed_bytes, indexed_seq = excluded.indexed_seq`
+	transcript_bytes = excluded.transcript_bytes, indexed_bytes = excluded.indexed_bytes, indexed_seq = excluded.indexed_seq,
+	forked_from = excluded.forked_from, forked_turn = excluded.forked_turn`
 	sqlUpsertBinding = `INSERT INTO bindings (session_id, binding, runtime, agent_session_id, how, status, created_ms, updated_ms)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (session_id, binding) DO UPDATE SET runtime = excluded.runtime, agent_session_id = excluded.agent_session_id,
@@ -379,7 +381,7 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, b *batch) error {
 	}
 	if err := ix.exec(ctx, tx, sqlUpsertSess, info.ID, x.num, info.Title, info.Workspace, info.Runtime,
 		info.CreatedMs, info.UpdatedMs, info.Status, info.Turns, info.Messages, info.ToolCalls, info.Updates,
-		info.LastStopReason, b.path, b.size, b.end, info.LastSeq); err != nil {
+		info.LastStopReason, b.path, b.size, b.end, info.LastSeq, info.ForkedFrom.SessionID, info.ForkedFrom.Turn); err != nil {
 		return fmt.Errorf("session %s: %w", info.ID, err)
 	}
 	for _, bd := range b.bindings {

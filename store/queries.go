@@ -27,6 +27,10 @@ type SessionRow struct {
 	TranscriptBytes int64
 	IndexedBytes    int64
 	IndexedSeq      int64
+	// ForkedFrom and ForkedTurn: the session and turn this one was forked
+	// from ("" and 0 when it was not).
+	ForkedFrom string
+	ForkedTurn int
 }
 
 // ListOptions select sessions for ListSessions.
@@ -38,13 +42,13 @@ type ListOptions struct {
 }
 
 const sessionCols = `id, title, workspace, runtime, created_ms, updated_ms, status, turns, messages, tool_calls,
-	updates, last_stop_reason, transcript_path, transcript_bytes, indexed_bytes, indexed_seq`
+	updates, last_stop_reason, transcript_path, transcript_bytes, indexed_bytes, indexed_seq, forked_from, forked_turn`
 
 func scanSession(sc interface{ Scan(...any) error }) (SessionRow, error) {
 	var s SessionRow
 	err := sc.Scan(&s.ID, &s.Title, &s.Workspace, &s.Runtime, &s.CreatedMs, &s.UpdatedMs, &s.Status, &s.Turns,
 		&s.Messages, &s.ToolCalls, &s.Updates, &s.LastStopReason, &s.TranscriptPath, &s.TranscriptBytes,
-		&s.IndexedBytes, &s.IndexedSeq)
+		&s.IndexedBytes, &s.IndexedSeq, &s.ForkedFrom, &s.ForkedTurn)
 	return s, err
 }
 

@@ -27,6 +27,7 @@ const (
 	KindSessionNew        = "session/new"
 	KindSessionLoad       = "session/load"
 	KindSessionResume     = "session/resume"
+	KindSessionFork       = "session/fork"
 )
 
 // Kinds of "app" records; their data are the types below.
@@ -57,6 +58,16 @@ type SessionRecord struct {
 	Title     string `json:"title"`
 	Workspace string `json:"workspace"`
 	CreatedMs int64  `json:"createdMs"`
+	// ForkedFrom is set on a session made by editing and resending a
+	// prompt of another (app/fork.go).
+	ForkedFrom *ForkRef `json:"forkedFrom,omitempty"`
+}
+
+// ForkRef names the session and the turn a fork was made from: the fork
+// holds that session's turns before Turn.
+type ForkRef struct {
+	SessionID string `json:"sessionId"`
+	Turn      int    `json:"turn"`
 }
 
 // Values of RuntimeBoundRecord.How.

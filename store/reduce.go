@@ -34,6 +34,8 @@ type SessionInfo struct {
 	Messages  int // user and assistant messages
 	ToolCalls int
 	LastSeq   int64
+	// ForkedFrom is the session and turn this one was forked from, if any.
+	ForkedFrom ForkRef
 }
 
 // Binding is one runtime binding of a session: an agent session serving it.
@@ -277,6 +279,9 @@ func (r *reducer) applyApp(st *step) {
 			r.info.Title = a.Title
 		}
 		r.info.Workspace = a.Workspace
+		if a.ForkedFrom != nil {
+			r.info.ForkedFrom = *a.ForkedFrom
+		}
 		r.info.CreatedMs = a.CreatedMs
 		if r.info.CreatedMs == 0 {
 			r.info.CreatedMs = st.ts

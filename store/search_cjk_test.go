@@ -163,7 +163,7 @@ func TestMigrationCJKTokenizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if v, err := ix.SchemaVersion(t.Context()); err != nil || v != 4 {
+	if v, err := ix.SchemaVersion(t.Context()); err != nil || v != 5 {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
 	if len(reports) != 3 || reports[2] != int64(rows) {

@@ -339,8 +339,10 @@ func (t *Thread) startTurn() {
 
 // AddUserPrompt records the client's own prompt as the user message entry
 // of a new turn. Text blocks are concatenated into the entry's text; other
-// blocks are kept raw.
+// blocks are kept raw (an image with a Hash without its Data: the page
+// fetches the bytes by the hash).
 func (t *Thread) AddUserPrompt(blocks []ContentBlock) Change {
+	blocks = StoredBlocks(blocks)
 	t.startTurn()
 	e := t.newEntry(EntryUserMessage)
 	t.echo, t.echoText, t.echoBlocks = len(t.entries)-1, 0, 0

@@ -82,6 +82,12 @@ type ContentBlock struct {
 	URI      string          `json:"uri,omitempty"`
 	Name     string          `json:"name,omitempty"`
 	Resource json.RawMessage `json:"resource,omitempty"`
+	// Data is an image block's base64 bytes, as sent to the agent; Hash
+	// (hex SHA-256 of the bytes) names the copy kept beside the
+	// transcript, which records the block with Hash in place of Data
+	// (images.go).
+	Data string `json:"data,omitempty"`
+	Hash string `json:"hash,omitempty"`
 }
 
 // ToolCallContent is one item of a tool call's content: a content block, a

@@ -284,8 +284,10 @@ func (s *Session) Start(title string) error {
 func (s *Session) Line(dir acp.Dir, kind string, line []byte) {
 	if string(dir) == store.DirOut {
 		switch kind {
-		case store.KindSessionNew, store.KindSessionLoad, store.KindSessionResume:
+		case store.KindSessionNew, store.KindSessionLoad, store.KindSessionResume, store.KindSessionFork:
 			line = redactMCPSecrets(line)
+		case store.KindSessionPrompt:
+			line = thread.RedactPromptLine(line) // images are kept beside the transcript
 		}
 	}
 	s.mu.Lock()

@@ -18,7 +18,11 @@ type BindOptions struct {
 	// AgentSessionID continues an agent session: session/load when the
 	// agent supports it, then session/resume, else a new agent session.
 	AgentSessionID string
-	Cwd            string
+	// ForkFrom starts the session with session/fork of that agent
+	// session (a fork of an mnote session, app/fork.go) when the agent
+	// offers it, else with a new agent session; AgentSessionID is unset.
+	ForkFrom string
+	Cwd      string
 	// FS serves the agent's fs/* requests (confined by the caller, e.g. a
 	// workspace's AgentFS); nil refuses them all. There is no fallback.
 	FS acp.FileSystem
@@ -48,6 +52,9 @@ func (s *Session) Bind(ctx context.Context, a *acp.Agent, o BindOptions) (*Bindi
 	var as *acp.Session
 	var err error
 	switch {
+	case o.ForkFrom != "" && caps.CanFork():
+		as, err = a.ForkSession(ctx, o.ForkFrom, cfg)
+		b.How = "fork"
 	case o.AgentSessionID != "" && caps.LoadSession:
 		as, err = s.load(ctx, a, o.AgentSessionID, cfg)
 		b.How = "load"
@@ -149,7 +156,7 @@ func (s *Session) Prompt(ctx context.Context, blocks []thread.ContentBlock) (*Tu
 	turn := s.turn
 	start := s.updates
 	s.recordApp("turn_started", map[string]any{"turn": turn})
-	data, _ := s.encode("prompt", map[string]any{"turn": turn, "blocks": blocks, "text": promptText(blocks)})
+	data, _ := s.encode("prompt", map[string]any{"turn": turn, "blocks": thread.StoredBlocks(blocks), "text": promptText(blocks)})
 	rec, written := s.append("app", "prompt", data)
 	before := s.th.Len()
 	ch := s.th.AddUserPrompt(blocks)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -127,6 +128,8 @@ func (a *agent) handleRequest(r *request) {
 		a.sessionLoad(r)
 	case "session/resume":
 		a.sessionResume(r)
+	case "session/fork":
+		a.sessionFork(r)
 	case "session/list":
 		var p struct {
 			Cwd string `json:"cwd"`
@@ -160,6 +163,9 @@ func (a *agent) initialize(r *request) {
 	}
 	if a.sc.AddDirectories {
 		sessCaps["additionalDirectories"] = struct{}{}
+	}
+	if a.sc.Fork {
+		sessCaps["fork"] = struct{}{}
 	}
 	r.reply(struct {
 		ProtocolVersion   int             `json:"protocolVersion"`
@@ -423,14 +429,22 @@ func (a *agent) prompt(r *request) {
 		r.fail(codeNotFound, "session not found")
 		return
 	}
-	var texts []string
+	var texts, images []string
 	for _, b := range p.Prompt {
 		var blk struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			MimeType string `json:"mimeType"`
+			Data     string `json:"data"`
 		}
-		if json.Unmarshal(b, &blk) == nil && blk.Type == "text" {
+		if json.Unmarshal(b, &blk) != nil {
+			continue
+		}
+		switch blk.Type {
+		case "text":
 			texts = append(texts, blk.Text)
+		case "image":
+			images = append(images, imageReport(blk.MimeType, blk.Data))
 		}
 	}
 	s.mu.Lock()
@@ -469,7 +483,11 @@ func (a *agent) prompt(r *request) {
 		}
 		var res turnResult
 		if echo {
-			a.sendUpdate(s, textChunk("agent_message_chunk", "echo: "+text), true)
+			reply := "echo: " + text
+			for _, im := range images {
+				reply += "\n" + im
+			}
+			a.sendUpdate(s, textChunk("agent_message_chunk", reply), true)
 			res = t.finish()
 		} else {
 			res = t.run(steps)
@@ -498,4 +516,14 @@ func (a *agent) authFileExists() bool {
 	}
 	_, err := os.Stat(a.sc.AuthFile)
 	return err == nil
+}
+
+// imageReport describes an image block as the echo reports it: "image
+// image/png 68 bytes" (the decoded size; "bad base64" when it is not).
+func imageReport(mime, data string) string {
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "image " + mime + " bad base64"
+	}
+	return fmt.Sprintf("image %s %d bytes", mime, len(b))
 }

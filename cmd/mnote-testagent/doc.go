@@ -14,7 +14,9 @@
 // a file and inline JSON are given, the JSON keys are overlaid on the file's.
 // MNOTE_TESTAGENT_DEBUG=1 enables debug diagnostics (log/slog) on stderr.
 // Without a scenario every turn echoes the prompt text back as one
-// agent_message_chunk "echo: <text>" (text blocks joined by "\n").
+// agent_message_chunk "echo: <text>" (text blocks joined by "\n"), then a
+// line "image <mimeType> <N> bytes" for each image block (N: the size of
+// its decoded data).
 //
 // # Scenario
 //
@@ -27,6 +29,9 @@
 //	sessionNewDelayMs   sleep before answering session/new (0)
 //	loadSession         advertise and serve session/load (true)
 //	resume              advertise sessionCapabilities.resume and serve session/resume (false)
+//	fork                advertise sessionCapabilities.fork and serve session/fork: a
+//	                    new session with the forked one's history (its state file
+//	                    copied) and turn counter (false)
 //	authMethods         raw array echoed by initialize ([])
 //	authRequired        session/new, session/load and session/resume fail with
 //	                    -32000 "Authentication required" until authenticate (false)

@@ -20,6 +20,7 @@ type scenario struct {
 	SessionNewDelayMs  int               `json:"sessionNewDelayMs"`
 	LoadSession        bool              `json:"loadSession"`
 	Resume             bool              `json:"resume"`
+	Fork               bool              `json:"fork"`
 	AddDirectories     bool              `json:"additionalDirectories"`
 	AuthMethods        json.RawMessage   `json:"authMethods"`
 	AuthRequired       bool              `json:"authRequired"`

@@ -80,6 +80,9 @@ main() {
 		say "built the zh_CN.UTF-8 locale in $LOCPATH"
 	fi
 	export LANGUAGE=zh_CN LANG=zh_CN.UTF-8
+	# No input method runs under Xvfb: GTK's own simple one, as on an English desktop
+	# (with zh_CN GTK would wait for an XIM server and drop the typed keys).
+	export GTK_IM_MODULE=gtk-im-context-simple
 	unset LC_ALL LC_MESSAGES
 	start_xvfb
 	start_app
@@ -95,6 +98,7 @@ main() {
 
 	# --- a turn with Chinese everywhere
 	new_session "Test Agent"
+	sleep 1 # the page opens the new session (its composer) first
 	type_prompt "$steps"
 	screenshot "$out/zh-CN-typed.png"
 	send_and_wait 1 30

@@ -17,6 +17,7 @@ import type {
   Exported,
   FileDiff,
   FindHit,
+  ForkResult,
   Hit,
   LinksUndo,
   LinksUpdated,
@@ -42,6 +43,7 @@ import type {
   TerminalOpened,
   InstallStarted,
   Trashed,
+  TrashedSession,
   TreeNode,
   TurnChanges,
   WorkspaceInfo,
@@ -76,12 +78,18 @@ export interface Client {
     create(args: { agent: string; cwd?: string }): Promise<SessionSummary>;
     open(id: string): Promise<Snapshot>;
     prompt(id: string, text: string, extra?: PromptExtras): Promise<{ turn: number }>;
+    /** Edit and resend turn `turn`'s prompt: a new session with the turns before it, `text` its new prompt. */
+    fork(sessionId: string, turn: number, text: string): Promise<ForkResult>;
     cancel(id: string): Promise<void>;
     /** Kills the command of one of the agent's terminals (a card's Stop). */
     killTerminal(id: string, terminalId: string): Promise<void>;
     rename(id: string, title: string): Promise<SessionSummary>;
     delete(id: string): Promise<void>;
     restore(id: string): Promise<SessionSummary>;
+    /** The sessions in the trash, the most recently deleted first. */
+    trash(): Promise<TrashedSession[]>;
+    /** Deletes a session in the trash for good. */
+    purge(id: string): Promise<void>;
     search(query: string, limit?: number): Promise<Hit[]>;
     setMode(id: string, modeId: string): Promise<void>;
     setConfigOption(id: string, configId: string, value: string | boolean): Promise<void>;
@@ -255,11 +263,15 @@ export function createClient(t: Transport): Client {
         const r = (await call('sessions.prompt', args)) as { turn?: number } | undefined;
         return { turn: r?.turn ?? 0 };
       },
+      fork: async (sessionId, turn, text) =>
+        obj<ForkResult>(await call('sessions.fork', { sessionId, turn, text }), 'sessions.fork'),
       cancel: async (id) => void (await call('sessions.cancel', { id })),
       killTerminal: async (id, terminalId) => void (await call('sessions.killTerminal', { id, terminalId })),
       rename: async (id, title) => obj<SessionSummary>(await call('sessions.rename', { id, title }), 'sessions.rename'),
       delete: async (id) => void (await call('sessions.delete', { id })),
       restore: async (id) => obj<SessionSummary>(await call('sessions.restore', { id }), 'sessions.restore'),
+      trash: async () => arr<TrashedSession>(await call('sessions.trash', {})),
+      purge: async (id) => void (await call('sessions.purge', { id })),
       search: async (query, limit) =>
         arr<Hit>(await call('sessions.search', limit === undefined ? { query } : { query, limit })),
       setMode: async (id, modeId) => void (await call('sessions.setMode', { id, modeId })),

@@ -77,6 +77,52 @@ export interface SessionSummary {
   turns: number;
   lastStopReason: string;
   live: boolean;
+  /** The session and turn this one was forked from (an edited prompt); title and how not in sessions.list. */
+  forkedFrom?: ForkOrigin;
+  /** The sessions forked from this one, oldest first (not in sessions.list). */
+  forks?: ForkLink[] | null;
+}
+
+/** How a fork's agent got the earlier turns: its own session/fork, or sent as context. */
+export type ForkHow = 'fork' | 'context';
+
+/** Where a fork came from (SessionSummary.forkedFrom). */
+export interface ForkOrigin {
+  sessionId: string;
+  turn: number;
+  /** The original's title. */
+  title?: string;
+  how?: ForkHow;
+}
+
+/** One fork of a session (SessionSummary.forks). */
+export interface ForkLink {
+  sessionId: string;
+  title: string;
+  /** The original's turn it was forked at. */
+  turn: number;
+}
+
+/** The result of sessions.fork. */
+export interface ForkResult {
+  session: SessionSummary;
+  /** The edited prompt's turn in the new session. */
+  turn: number;
+  how: ForkHow;
+}
+
+/** A deleted session (sessions.trash): restore it, or delete it for good. */
+export interface TrashedSession {
+  id: string;
+  title: string;
+  workspace: string;
+  agent: string;
+  createdMs: number;
+  /** Last activity: where it goes back in the list when restored. */
+  updatedMs: number;
+  /** When it was moved to the trash. */
+  deletedMs: number;
+  turns: number;
 }
 
 export interface PermissionOption {

@@ -19,6 +19,7 @@ export const ICONS = {
   check: 'M5 12.5l4.5 4.5L19 7',
   x: 'M6 6l12 12M18 6L6 18',
   chevronRight: 'M9 6l6 6-6 6',
+  chevronLeft: 'M15 6l-6 6 6 6',
   chevronDown: 'M6 9l6 6 6-6',
   stop: 'M7 7h10v10H7z',
   send: 'M12 19V5M5.5 11.5L12 5l6.5 6.5',

@@ -6,7 +6,7 @@
 // raw key. The API client's own errors (`network`, `unauthorized` from
 // src/api/transport.ts) are codes like Go's.
 import type { ApiErrorShape, NoticePayload } from '../api/types';
-import { num } from './format';
+import { bytes, num } from './format';
 import { m } from './i18n.svelte';
 
 type Params = Readonly<Record<string, string>>;
@@ -110,6 +110,13 @@ const REASONS: Record<string, readonly Variant[]> = {
   prompt_empty: one(() => m.errors_prompt_empty()),
   title_empty: one(() => m.errors_title_empty()),
   too_many_files: [[['max', 'count'], (p) => m.errors_too_many_files({ max: n(p, 'max'), count: n(p, 'count') })]],
+  too_many_images: [[['max', 'count'], (p) => m.errors_too_many_images({ max: n(p, 'max'), count: n(p, 'count') })]],
+  image_too_big: [[['max'], (p) => m.errors_image_too_big({ max: bytes(Number(v(p, 'max'))) })]],
+  image_type: one(() => m.errors_image_type()),
+  images_unsupported: [
+    [['agent'], (p) => m.errors_images_unsupported_named({ agent: v(p, 'agent') })],
+    [[], () => m.errors_images_unsupported()],
+  ],
   transcript_write_failed: one(() => m.errors_transcript_write_failed()),
   terminal_not_found: one(() => m.errors_terminal_not_found()),
   permission_not_waiting: one(() => m.errors_permission_not_waiting()),

@@ -66,3 +66,39 @@ export function panes(noteOpen: boolean): Pane[] {
 export function validPane(want: Pane, noteOpen: boolean): Pane {
   return panes(noteOpen).includes(want) ? want : 'chat';
 }
+
+// The tree's width: the user drags its right edge (remembered), within
+// TREE_MIN..TREE_MAX and never so wide that the chat gets less than
+// CHAT_FLOOR px; a window too narrow for the remembered width shows it
+// narrower without forgetting it.
+export const TREE_MIN = 160;
+export const TREE_MAX = 480;
+export const CHAT_FLOOR = 360;
+
+export interface TreeRoom {
+  width: number;
+  editorShown: boolean;
+  chatOpen: boolean;
+  sessionsFolded: boolean;
+  editorMin: number;
+}
+
+/** The widest the tree may be: what is left once the sessions column (or its
+ * rail), the editor at its minimum and the chat at CHAT_FLOOR have their
+ * room; with the chat hidden, what leaves the editor its minimum. Never
+ * below TREE_MIN (a window that narrow folds the tree or shows one pane). */
+export function treeMax(r: TreeRoom): number {
+  let rest = r.editorShown ? r.editorMin : 0;
+  if (r.chatOpen) {
+    // The sessions column shows beside a note only from ROOMY (arrange).
+    const side = r.sessionsFolded || (r.editorShown && r.width < ROOMY) ? RAIL : SIDEBAR;
+    rest += side + CHAT_FLOOR;
+  }
+  return Math.max(TREE_MIN, Math.min(TREE_MAX, r.width - rest));
+}
+
+/** A tree width within TREE_MIN..max, in whole pixels. */
+export function clampTree(px: number, max: number = TREE_MAX): number {
+  const w = Number.isFinite(px) ? px : TREE_MIN;
+  return Math.round(Math.max(TREE_MIN, Math.min(w, Math.max(TREE_MIN, max))));
+}

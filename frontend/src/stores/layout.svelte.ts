@@ -5,6 +5,7 @@
 // the sessions list can be folded into a rail (kept). How the panes share a
 // narrow window: lib/panes.ts.
 
+import { clampTree, TREE_MAX } from '../lib/panes';
 import { readBool, readNumber, writeBool, writePref } from '../lib/prefs';
 
 const CHAT_KEY = 'mnote.chatOpen';
@@ -14,8 +15,7 @@ const SESSIONS_KEY = 'mnote.sessionsFolded';
 
 export const EDITOR_MIN = 320;
 export const CHAT_MIN = 420;
-export const TREE_MIN = 160;
-export const TREE_MAX = 480;
+export { TREE_MIN, TREE_MAX } from '../lib/panes';
 
 export class LayoutStore {
   chatOpen = $state(readBool(CHAT_KEY, true));
@@ -46,8 +46,9 @@ export class LayoutStore {
     writePref(WIDTH_KEY, String(w));
   }
 
-  setTreeWidth(px: number): void {
-    const w = Math.round(Math.max(TREE_MIN, Math.min(px, TREE_MAX)));
+  /** Sets the tree's width (remembered), within TREE_MIN and max (lib/panes.ts treeMax). */
+  setTreeWidth(px: number, max = TREE_MAX): void {
+    const w = clampTree(px, max);
     this.treeWidth = w;
     writePref(TREE_KEY, String(w));
   }

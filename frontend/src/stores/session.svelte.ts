@@ -901,7 +901,11 @@ export class SessionStore {
   updateSummary(s: SessionSummary): void {
     if (s.id !== this.id) return;
     const cur = this.summary;
-    if (cur && cur.updatedMs === s.updatedMs && cur.status === s.status && cur.title === s.title && cur.agent === s.agent && cur.live === s.live) return;
+    // sessions.list leaves the fork details out: keep the ones known.
+    if (cur && s.forks == null && cur.forks) s = { ...s, forks: cur.forks };
+    if (cur?.forkedFrom && s.forkedFrom && !s.forkedFrom.how) s = { ...s, forkedFrom: cur.forkedFrom };
+    if (cur && cur.updatedMs === s.updatedMs && cur.status === s.status && cur.title === s.title && cur.agent === s.agent && cur.live === s.live
+      && (cur.forks?.length ?? 0) === (s.forks?.length ?? 0) && cur.forkedFrom?.how === s.forkedFrom?.how) return;
     this.summary = s;
     if (s.title && !this.title) this.title = s.title;
   }

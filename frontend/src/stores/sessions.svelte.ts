@@ -1,7 +1,8 @@
-// The sessions list (newest first), with rename / delete (+ undo) / restore.
+// The sessions list (newest first), with rename / delete (+ undo) / restore,
+// and the trash (restore, delete for good).
 
 import { ApiError, type Client } from '../api';
-import type { AgentSessions, SessionSummary, SessionsChanged, ThreadEvent } from '../api/types';
+import type { AgentSessions, ForkResult, SessionSummary, SessionsChanged, ThreadEvent, TrashedSession } from '../api/types';
 import { SvelteSet } from 'svelte/reactivity';
 import { m } from '../lib/i18n.svelte';
 import type { ToastStore } from './toasts.svelte';
@@ -22,6 +23,12 @@ export class SessionsStore {
   private limit = PAGE;
   private inflight: Promise<void> | null = null;
   private again = false;
+  /** The sessions in the trash (loadTrash), the most recently deleted first. */
+  trash: TrashedSession[] = $state.raw([]);
+  trashLoaded = $state(false);
+  trashError: ApiError | null = $state.raw(null);
+  /** The trash is on screen: deletions elsewhere reload it. */
+  private trashShown = false;
   /** Called with each fresh list (the app keeps the open session's summary current). */
   onRefresh: ((items: SessionSummary[]) => void) | null = null;
 
@@ -84,6 +91,7 @@ export class SessionsStore {
     this.items = items.sort((a, b) => b.updatedMs - a.updatedMs || (a.id < b.id ? 1 : -1));
     for (const id of removed) this.attention.delete(id);
     this.onRefresh?.(this.items);
+    if (removed.length > 0 && this.trashShown) void this.loadTrash();
   }
 
   loadMore(): Promise<void> {
@@ -107,6 +115,14 @@ export class SessionsStore {
     const s = await this.client.sessions.import(agent, agentSessionId, title);
     this.items = [s, ...this.items.filter((x) => x.id !== s.id)];
     return s;
+  }
+
+  /** Edit and resend turn `turn`'s prompt of a session: a new session
+   * (listed first) with the turns before it, `text` its new prompt. */
+  async fork(sessionId: string, turn: number, text: string): Promise<ForkResult> {
+    const r = await this.client.sessions.fork(sessionId, turn, text);
+    this.items = [r.session, ...this.items.filter((x) => x.id !== r.session.id)];
+    return r;
   }
 
   async create(agent: string, cwd?: string): Promise<SessionSummary> {
@@ -149,20 +165,62 @@ export class SessionsStore {
     }
     this.toasts.show({
       message: () => m.app_deleted({ title: s?.title || m.common_untitled_session() }),
-      action: { label: m.common_undo, run: () => this.restore(id) },
+      action: {
+        label: m.common_undo,
+        run: async () => {
+          await this.restore(id);
+        },
+      },
     });
     return true;
   }
 
-  async restore(id: string): Promise<void> {
+  /** Brings a deleted session back into the list, in its place by last activity. */
+  async restore(id: string): Promise<boolean> {
     this.hidden.delete(id);
+    let ok = true;
     try {
       const s = await this.client.sessions.restore(id);
-      this.items = [s, ...this.items.filter((x) => x.id !== id)].sort((a, b) => b.updatedMs - a.updatedMs);
+      this.items = [s, ...this.items.filter((x) => x.id !== id)].sort((a, b) => b.updatedMs - a.updatedMs || (a.id < b.id ? 1 : -1));
+      this.trash = this.trash.filter((t) => t.id !== id);
     } catch (e) {
+      ok = false;
       const error = ApiError.from(e).message;
       this.toasts.error(() => m.app_restore_failed({ error }));
     }
     void this.refresh();
+    return ok;
+  }
+
+  /** Shows the trash (or stops following it when shown is false). */
+  showTrash(shown: boolean): Promise<void> {
+    this.trashShown = shown;
+    return shown ? this.loadTrash() : Promise.resolve();
+  }
+
+  /** Fetches the sessions in the trash. */
+  async loadTrash(): Promise<void> {
+    try {
+      this.trash = await this.client.sessions.trash();
+      this.trashError = null;
+      this.trashLoaded = true;
+    } catch (e) {
+      this.trashError = ApiError.from(e);
+    }
+  }
+
+  /** Deletes a session in the trash for good. */
+  async purge(id: string): Promise<boolean> {
+    const prev = this.trash;
+    this.trash = prev.filter((t) => t.id !== id);
+    try {
+      await this.client.sessions.purge(id);
+      return true;
+    } catch (e) {
+      this.trash = prev;
+      const error = ApiError.from(e).message;
+      this.toasts.error(() => m.app_delete_failed({ error }));
+      return false;
+    }
   }
 }
