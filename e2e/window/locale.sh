@@ -100,6 +100,7 @@ main() {
 	new_session "Test Agent"
 	sleep 1 # the page opens the new session (its composer) first
 	type_prompt "$steps"
+	sleep 3 # WebKit is still taking in the long run of typed keys
 	screenshot "$out/zh-CN-typed.png"
 	send_and_wait 1 30
 	[[ $(answer_of 1) == *"$SENTENCE"* ]] || fail "the answer in the transcript is not the Chinese one"
