@@ -143,11 +143,11 @@ func TestSyncOffOpensNoConnection(t *testing.T) {
 	if err != nil {
 		testenv.SkipOrFail(t, "unshare (util-linux) is not installed; this proof needs a network namespace")
 	}
-	if out, err := exec.Command(unshare, "-rn", "true").CombinedOutput(); err != nil {
-		testenv.SkipOrFail(t, fmt.Sprintf("unshare -rn does not work here (%v: %s); this proof needs user and network namespaces", err, bytes.TrimSpace(out)))
+	if out, err := exec.Command(unshare, testenv.UnshareNet(), "true").CombinedOutput(); err != nil {
+		testenv.SkipOrFail(t, fmt.Sprintf("unshare %s does not work here (%v: %s); this proof needs a network namespace", testenv.UnshareNet(), err, bytes.TrimSpace(out)))
 	}
 	agent := acptest.TestAgent(t) // built here: the child has no network
-	cmd := exec.CommandContext(t.Context(), unshare, "-rn", os.Args[0], "-test.run=^TestSyncOffChild$", "-test.v", "-test.count=1")
+	cmd := exec.CommandContext(t.Context(), unshare, testenv.UnshareNet(), os.Args[0], "-test.run=^TestSyncOffChild$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), "MNOTE_SYNC_OFF_CHILD=1", "MNOTE_TESTAGENT_BIN="+agent)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

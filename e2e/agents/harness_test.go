@@ -91,9 +91,9 @@ func canUnshare() (bool, string) {
 			netnsWhy = "ip (iproute2) not found"
 			return
 		}
-		out, err := exec.Command(unshare, "-rn", "sh", "-c", "ip link set lo up").CombinedOutput()
+		out, err := exec.Command(unshare, testenv.UnshareNet(), "sh", "-c", "ip link set lo up").CombinedOutput()
 		if err != nil {
-			netnsWhy = fmt.Sprintf("unshare -rn failed: %v %s", err, bytes.TrimSpace(out))
+			netnsWhy = fmt.Sprintf("unshare %s failed: %v %s", testenv.UnshareNet(), err, bytes.TrimSpace(out))
 			return
 		}
 		netnsOK = true
@@ -223,7 +223,7 @@ func (h *harness) writeConfig() {
 	if h.netns {
 		unshare, _ := exec.LookPath("unshare")
 		command = unshare
-		args = append([]string{"-rn", "sh", "-c", `ip link set lo up && exec "$0" "$@"`}, launch...)
+		args = append([]string{testenv.UnshareNet(), "sh", "-c", `ip link set lo up && exec "$0" "$@"`}, launch...)
 	}
 	env := h.spec.setup(h)
 	entry := map[string]any{"command": command, "args": args, "env": env}

@@ -27,3 +27,14 @@ func SkipOrFail(t testing.TB, reason string) {
 	}
 	t.Skip(reason)
 }
+
+// UnshareNet is the `unshare` option that gives a command a network
+// namespace of its own (only loopback): "-n" for root, which needs no user
+// namespace (a chroot refuses one), else "-rn" (a user namespace mapping
+// the caller to root, then the network namespace).
+func UnshareNet() string {
+	if os.Geteuid() == 0 {
+		return "-n"
+	}
+	return "-rn"
+}
