@@ -48,6 +48,7 @@ export const ICONS = {
   at: circle(12, 12, 4) + 'M16 8v5a3 3 0 0 0 6 0v-1a10 10 0 1 0-4 8',
   sidebar: 'M3 4h18v16H3zM15 4v16',
   columns: 'M3 4h18v16H3zM12 4v16',
+  image: 'M4 5h16v14H4zM4 16l5-5 4 4 3-3 4 4' + circle(15.5, 9, 1.5),
 } as const;
 
 export type IconName = keyof typeof ICONS;
