@@ -35,8 +35,12 @@ type Agent struct {
 	// NPMPackage is the pinned package agents.install puts into mnote's
 	// own folder; "" when the hint is a command for the user to run.
 	NPMPackage string `json:"npmPackage,omitempty"`
-	Error      string `json:"error,omitempty"`
-	StderrTail string `json:"stderrTail,omitempty"`
+	// Error is why it cannot start (English); ErrorReason and ErrorParams
+	// name the case for the page to word (reasons.go, like an Error's).
+	Error       string            `json:"error,omitempty"`
+	ErrorReason string            `json:"errorReason,omitempty"`
+	ErrorParams map[string]string `json:"errorParams,omitempty"`
+	StderrTail  string            `json:"stderrTail,omitempty"`
 	// LoginHint says how to log in; KeyEnv are the variables that can
 	// carry its key; Keys the ones mnote keeps for it (names only).
 	LoginHint string   `json:"loginHint,omitempty"`
@@ -70,17 +74,57 @@ type AgentCheck struct {
 	StartMs      int64        `json:"startMs"`
 }
 
-// AgentStatusEvent is the data of agent:status.
+// AgentStatusEvent is the data of agent:status. Error is English;
+// ErrorReason and ErrorParams name the case (as Agent's).
 type AgentStatusEvent struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
+	Name        string            `json:"name"`
+	Status      string            `json:"status"`
+	Error       string            `json:"error,omitempty"`
+	ErrorReason string            `json:"errorReason,omitempty"`
+	ErrorParams map[string]string `json:"errorParams,omitempty"`
 }
 
 // agentState is what starting an agent last showed (detection alone
 // cannot tell that an agent needs a login or crashes at start).
 type agentState struct {
-	status, err, stderrTail string
+	status, err, stderrTail, reason string
+	params                          map[string]string
+}
+
+// same reports whether st shows what o shows.
+func (st agentState) same(o agentState) bool {
+	return st.status == o.status && st.err == o.err && st.stderrTail == o.stderrTail &&
+		st.reason == o.reason && maps.Equal(st.params, o.params)
+}
+
+// errorWhy is the reason and params an event or an agent's listing gives
+// for a failure (errorReason, errorParams): e's (classified like the API
+// errors), else fallback, with the agent's title.
+func errorWhy(e *Error, fallback, title string) (string, map[string]string) {
+	if e == nil {
+		return "", nil
+	}
+	reason := e.Reason
+	if reason == "" {
+		reason = fallback
+	}
+	if reason == "" {
+		return "", nil
+	}
+	return reason, addParams(maps.Clone(e.Params), "agent", title)
+}
+
+// agentTitle is the title of a named agent (its name when the
+// configuration cannot tell).
+func (s *Services) agentTitle(name string) string {
+	cfg, err := runtimes.LoadConfig(s.paths.ConfigFile)
+	if err != nil {
+		return name
+	}
+	if rt, ok := runtimes.Lookup(cfg.Runtimes(), name); ok && rt.Title != "" {
+		return rt.Title
+	}
+	return name
 }
 
 // noteAgent remembers how starting an agent went and tells the page.
@@ -95,6 +139,7 @@ func (s *Services) noteAgent(name string, err error) {
 		case CodeAgentMissing:
 			st.status = AgentMissing
 		}
+		st.reason, st.params = errorWhy(e, ReasonAgentStartFailed, s.agentTitle(name))
 	}
 	s.mu.Lock()
 	old, had := s.agentSt[name]
@@ -104,10 +149,11 @@ func (s *Services) noteAgent(name string, err error) {
 		s.agentSt[name] = st
 	}
 	s.mu.Unlock()
-	if !had && st.status == AgentReady || had && old == st {
+	if !had && st.status == AgentReady || had && old.same(st) {
 		return
 	}
-	s.emit(EventAgentStatus, AgentStatusEvent{Name: name, Status: st.status, Error: st.err})
+	s.emit(EventAgentStatus, AgentStatusEvent{Name: name, Status: st.status, Error: st.err,
+		ErrorReason: st.reason, ErrorParams: st.params})
 }
 
 func (s *Services) config() (runtimes.Config, *Error) {
@@ -204,9 +250,17 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 			a.Status = AgentReady
 			if k, ok := known[rt.Name]; ok && k.status != AgentMissing {
 				a.Status, a.Error, a.StderrTail = k.status, k.err, k.stderrTail
+				a.ErrorReason, a.ErrorParams = k.reason, maps.Clone(k.params)
 			}
 		case st.Error != "":
 			a.Status = AgentFailed
+			// The detector keeps only the sentence: an agent without a
+			// command, else one whose command cannot be resolved.
+			a.ErrorReason = ReasonAgentStartFailed
+			if strings.TrimSpace(rt.Command) == "" {
+				a.ErrorReason = ReasonAgentNoCommand
+			}
+			a.ErrorParams = addParams(nil, "agent", rt.Title)
 		default:
 			a.Status = AgentMissing
 		}

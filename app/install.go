@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,12 +41,15 @@ const (
 )
 
 // AgentInstallEvent is the data of agent:install: a line of npm's output
-// while it runs, then how it ended.
+// while it runs, then how it ended. A failed one's Error is English;
+// ErrorReason and ErrorParams name the case (reasons.go).
 type AgentInstallEvent struct {
-	Name  string `json:"name"`
-	Phase string `json:"phase"`
-	Line  string `json:"line,omitempty"`
-	Error string `json:"error,omitempty"`
+	Name        string            `json:"name"`
+	Phase       string            `json:"phase"`
+	Line        string            `json:"line,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	ErrorReason string            `json:"errorReason,omitempty"`
+	ErrorParams map[string]string `json:"errorParams,omitempty"`
 	// Log is the file that keeps the whole output.
 	Log string `json:"log"`
 }
@@ -61,15 +65,18 @@ type InstallStarted struct {
 // AgentStartEvent is the data of agent:start: an agent process starting
 // (initialize), then how that ended. StartedAt is Unix milliseconds;
 // TimeoutMs how long mnote waits for it. A failed start carries the
-// error and the agent's last stderr lines.
+// error (English; ErrorReason and ErrorParams name the case, as an
+// Error's) and the agent's last stderr lines.
 type AgentStartEvent struct {
-	Name       string `json:"name"`
-	Title      string `json:"title"`
-	Phase      string `json:"phase"`
-	StartedAt  int64  `json:"startedAt"`
-	TimeoutMs  int64  `json:"timeoutMs"`
-	Error      string `json:"error,omitempty"`
-	StderrTail string `json:"stderrTail,omitempty"`
+	Name        string            `json:"name"`
+	Title       string            `json:"title"`
+	Phase       string            `json:"phase"`
+	StartedAt   int64             `json:"startedAt"`
+	TimeoutMs   int64             `json:"timeoutMs"`
+	Error       string            `json:"error,omitempty"`
+	ErrorReason string            `json:"errorReason,omitempty"`
+	ErrorParams map[string]string `json:"errorParams,omitempty"`
+	StderrTail  string            `json:"stderrTail,omitempty"`
 }
 
 // agentOps are the installs and the starts in progress, by agent name.
@@ -156,20 +163,23 @@ func (s *Services) agentsInstall(_ context.Context, a installArgs) (any, *Error)
 // runInstall runs npm, keeping its output in the log file and sending each
 // line as an event, then says how it ended.
 func (s *Services) runInstall(ctx context.Context, rt runtimes.Runtime, cmd *exec.Cmd, command, logPath string) {
-	ev := func(phase, line, errMsg string) {
-		s.emit(EventAgentInstall, AgentInstallEvent{Name: rt.Name, Phase: phase, Line: line, Error: errMsg, Log: logPath})
+	ev := func(phase, line string) {
+		s.emit(EventAgentInstall, AgentInstallEvent{Name: rt.Name, Phase: phase, Line: line, Log: logPath})
 	}
-	fail := func(err error) {
+	// fail tells the failure, its reason and params (the agent's title,
+	// then kv).
+	fail := func(err error, reason string, kv ...string) {
 		s.log.Warn("agent install failed", "agent", rt.Name, "err", err)
-		ev(InstallFailed, "", err.Error())
+		s.emit(EventAgentInstall, AgentInstallEvent{Name: rt.Name, Phase: InstallFailed, Error: err.Error(),
+			ErrorReason: reason, ErrorParams: addParams(nil, append([]string{"agent", rt.Title}, kv...)...), Log: logPath})
 	}
 	if err := os.MkdirAll(s.paths.LogDir, 0o700); err != nil {
-		fail(fmt.Errorf("the log folder: %w", err))
+		fail(fmt.Errorf("the log folder: %w", err), ReasonInstallFailed)
 		return
 	}
 	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		fail(fmt.Errorf("the install log: %w", err))
+		fail(fmt.Errorf("the install log: %w", err), ReasonInstallFailed)
 		return
 	}
 	defer logf.Close()
@@ -185,36 +195,46 @@ func (s *Services) runInstall(ctx context.Context, rt runtimes.Runtime, cmd *exe
 			line := sc.Text()
 			fmt.Fprintln(logf, line)
 			if line = strings.TrimSpace(line); line != "" {
-				ev(InstallRunning, clipLine(line, maxInstallLine), "")
+				ev(InstallRunning, clipLine(line, maxInstallLine))
 			}
 		}
 		io.Copy(io.Discard, pr) //nolint:errcheck // drain a line too long
 	}()
-	ev(InstallRunning, command, "")
+	ev(InstallRunning, command)
 	err = cmd.Start()
-	if err == nil {
+	started := err == nil
+	if started {
 		err = cmd.Wait()
 	}
 	pw.Close()
 	<-lines
+	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		fmt.Fprintln(logf, "# cancelled")
-		ev(InstallCancelled, "", "")
+		ev(InstallCancelled, "")
+		return
+	case !started:
+		fmt.Fprintf(logf, "# not started: %v\n", err)
+		fail(fmt.Errorf("npm install %s: %w", rt.NPMPackage, err), ReasonInstallFailed)
+		return
+	case errors.As(err, &exit) && exit.ExitCode() >= 0:
+		fmt.Fprintf(logf, "# failed: %v\n", err)
+		fail(fmt.Errorf("npm install %s: %w", rt.NPMPackage, err), ReasonInstallNpmFailed, "code", strconv.Itoa(exit.ExitCode()))
 		return
 	case err != nil:
 		fmt.Fprintf(logf, "# failed: %v\n", err)
-		fail(fmt.Errorf("npm install %s: %w", rt.NPMPackage, err))
+		fail(fmt.Errorf("npm install %s: %w", rt.NPMPackage, err), ReasonInstallNpmFailed)
 		return
 	}
 	if _, err := s.det.Resolve(rt); err != nil {
 		fmt.Fprintf(logf, "# installed, but not found: %v\n", err)
-		fail(fmt.Errorf("npm installed %s, but %w", rt.NPMPackage, err))
+		fail(fmt.Errorf("npm installed %s, but %w", rt.NPMPackage, err), ReasonInstallNotFound)
 		return
 	}
 	fmt.Fprintln(logf, "# done")
 	s.noteAgent(rt.Name, nil)
-	ev(InstallDone, "", "")
+	ev(InstallDone, "")
 }
 
 func (s *Services) agentsCancelInstall(_ context.Context, a installArgs) (any, *Error) {
@@ -267,6 +287,7 @@ func (s *Services) beginStart(ctx context.Context, rt runtimes.Runtime, timeout 
 		default:
 			e := errorFrom("", err)
 			ev.Phase, ev.Error, ev.StderrTail = StartFailed, e.Message, e.Details
+			ev.ErrorReason, ev.ErrorParams = errorWhy(e, ReasonAgentStartFailed, rt.Title)
 		}
 		s.emit(EventAgentStart, ev)
 		return err

@@ -571,6 +571,7 @@ func (s *Services) sessionsPurge(_ context.Context, a idArgs) (any, *Error) {
 		return nil, errorFrom("delete session "+a.ID+" for good", err)
 	}
 	store.RemoveThreadCache(s.paths, a.ID)
+	s.removeImages(a.ID) // images.go
 	return nil, nil
 }
 

@@ -220,6 +220,7 @@ type exportArgs struct {
 	IncludeThoughts bool   `json:"includeThoughts"`
 	IncludeToolIO   bool   `json:"includeToolIO"`
 	Locale          string `json:"locale"` // the export's words: "en" (default) or "zh-CN"
+	Images          bool   `json:"images"` // md, html: the user's images (images.go)
 }
 
 // Exported is an export's file (sessions.export).
@@ -245,7 +246,7 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 		redact = *a.Redact
 	}
 	var buf bytes.Buffer
-	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.RedactEmails, a.IncludeThoughts, a.IncludeToolIO, a.Locale); e != nil {
+	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.RedactEmails, a.IncludeThoughts, a.IncludeToolIO, a.Locale, a.Images); e != nil {
 		return nil, e
 	}
 	out := Exported{Filename: s.exportFilename(ctx, a.ID, a.Format, redact), Mime: mime}
@@ -268,12 +269,15 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 
 // export writes one session: the transcript itself for jsonl (redacted
 // line by line when asked), else the thread rendered.
-func (s *Services) export(ctx context.Context, w *bytes.Buffer, id, format string, redact bool, emails *bool, thoughts, toolIO bool, locale string) *Error {
+func (s *Services) export(ctx context.Context, w *bytes.Buffer, id, format string, redact bool, emails *bool, thoughts, toolIO bool, locale string, images bool) *Error {
 	sess, snap, e := s.exportSource(ctx, id)
 	if e != nil {
 		return e
 	}
 	o := export.Options{Redact: redact, RedactEmails: emails, IncludeThoughts: thoughts, IncludeToolIO: toolIO, Locale: locale}
+	if images {
+		o.Images, o.Image = true, s.exportImages(ctx, id)
+	}
 	if redact {
 		r, err := export.RedactorFor(s.paths, sess.Workspace)
 		if err != nil {

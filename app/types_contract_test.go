@@ -57,6 +57,8 @@ var contract = map[string][]any{
 	"TurnChanges":               {app.TurnChanges{}},
 	"TurnFile":                  {app.ChangedFile{}},
 	"PromptContext":             {app.PromptContext{}},
+	"ImageArg":                  {app.ImageArg{}},
+	"ImageData":                 {app.ImageData{}},
 	"Exported":                  {app.Exported{}},
 	"AppendPayload":             {app.AppendPayload{}},
 	"TerminalPayload":           {app.TerminalPayload{}},

@@ -42,6 +42,11 @@ type Options struct {
 	// Shares are always worded in English: the share page words its labels
 	// in the viewer's language itself.
 	Locale string
+	// Images puts the images of the user's messages in (images.go): the
+	// HTML export embeds them as data: URIs, read with Image; the
+	// Markdown export names their files. Off: they are left out.
+	Images bool
+	Image  ImageLoader
 }
 
 // Session is what an export says about a session besides its thread
@@ -65,6 +70,8 @@ type doc struct {
 	// thoughtLen is the length in characters of each left-out thought,
 	// by entry id.
 	thoughtLen map[string]int
+	// images are the user messages' images by entry id, with Images.
+	images map[string][]image
 }
 
 // prepare applies the options to a copy of the thread: thoughts and tool
@@ -97,6 +104,9 @@ func prepare(sess Session, snap thread.Snapshot, o Options) (*doc, error) {
 		}
 	}
 	snap.Entries = entries
+	if o.Images {
+		d.images = collectImages(entries)
+	}
 	if o.Redact {
 		r := o.Redactor
 		if r == nil {

@@ -74,7 +74,9 @@ func ht(l l10n.Locale, key string, args ...any) string {
 func (d *doc) htmlEntry(w io.Writer, en thread.Entry) {
 	switch en.Kind {
 	case thread.EntryUserMessage:
-		fmt.Fprintf(w, "<section class=\"entry user\">\n<div class=\"who\">%s</div>\n<div class=\"md\">%s</div>\n</section>\n", esc(d.l.T("export.you_turn", en.Turn)), inertmd.Render(en.Text))
+		fmt.Fprintf(w, "<section class=\"entry user\">\n<div class=\"who\">%s</div>\n<div class=\"md\">%s</div>\n", esc(d.l.T("export.you_turn", en.Turn)), inertmd.Render(en.Text))
+		d.htmlImages(w, en.ID)
+		fmt.Fprint(w, "</section>\n")
 	case thread.EntryAssistantMessage:
 		fmt.Fprintf(w, "<section class=\"entry assistant\">\n<div class=\"who\">%s</div>\n<div class=\"md\">%s</div>\n</section>\n", esc(d.l.T("export.agent")), inertmd.Render(en.Text))
 	case thread.EntryThought:
@@ -173,6 +175,8 @@ footer { margin-top: 3rem; border-top: 1px solid var(--border); padding-top: .75
 .entry { margin: 1rem 0; }
 .who { font-size: .8rem; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; margin-bottom: .25rem; }
 .user .md { background: var(--user); border-radius: 10px; padding: .6rem .9rem; }
+.images { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .5rem; }
+.images img { max-width: 100%; max-height: 24rem; border-radius: 8px; border: 1px solid var(--border); }
 .md { overflow-wrap: anywhere; }
 .md > :first-child { margin-top: 0; }
 .md > :last-child { margin-bottom: 0; }

@@ -50,6 +50,7 @@ func (d *doc) markdownThread(w io.Writer) {
 		switch en.Kind {
 		case thread.EntryUserMessage:
 			fmt.Fprintf(w, "## %s\n\n%s\n\n", d.l.T("export.md_you_turn", en.Turn), strings.TrimSpace(en.Text))
+			d.markdownImages(w, en.ID)
 		case thread.EntryAssistantMessage:
 			fmt.Fprintf(w, "### %s\n\n%s\n\n", d.l.T("export.agent"), strings.TrimSpace(en.Text))
 		case thread.EntryThought:

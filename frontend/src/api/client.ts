@@ -18,6 +18,7 @@ import type {
   FileDiff,
   FindHit,
   ForkResult,
+  ImageData,
   Hit,
   LinksUndo,
   LinksUpdated,
@@ -78,6 +79,8 @@ export interface Client {
     create(args: { agent: string; cwd?: string }): Promise<SessionSummary>;
     open(id: string): Promise<Snapshot>;
     prompt(id: string, text: string, extra?: PromptExtras): Promise<{ turn: number }>;
+    /** One of the session's kept images (a user message's image block names it by hash). */
+    image(sessionId: string, hash: string): Promise<ImageData>;
     /** Edit and resend turn `turn`'s prompt: a new session with the turns before it, `text` its new prompt. */
     fork(sessionId: string, turn: number, text: string): Promise<ForkResult>;
     cancel(id: string): Promise<void>;
@@ -260,9 +263,11 @@ export function createClient(t: Transport): Client {
         const args: Record<string, unknown> = { id, text };
         if (extra?.context) args.context = extra.context;
         if (extra?.mentions?.length) args.mentions = extra.mentions;
+        if (extra?.images?.length) args.images = extra.images;
         const r = (await call('sessions.prompt', args)) as { turn?: number } | undefined;
         return { turn: r?.turn ?? 0 };
       },
+      image: async (sessionId, hash) => obj<ImageData>(await call('sessions.image', { sessionId, hash }), 'sessions.image'),
       fork: async (sessionId, turn, text) =>
         obj<ForkResult>(await call('sessions.fork', { sessionId, turn, text }), 'sessions.fork'),
       cancel: async (id) => void (await call('sessions.cancel', { id })),

@@ -20,6 +20,10 @@ export interface Agent {
    * ("" / absent: show `hint`, a command for the user to copy). */
   npmPackage?: string;
   error?: string;
+  /** The failure's reason and params (API.md "Errors"), for the page to
+   * word (lib/errtext.ts agentErrorText); `error` is the English fallback. */
+  errorReason?: string;
+  errorParams?: Record<string, string>;
   stderrTail?: string;
   /** Not in API.md (yet): custom agents' env, when Go sends it back. */
   env?: Record<string, string>;
@@ -81,6 +85,8 @@ export interface SessionSummary {
   forkedFrom?: ForkOrigin;
   /** The sessions forked from this one, oldest first (not in sessions.list). */
   forks?: ForkLink[] | null;
+  /** Its running agent takes images in prompts; absent while no agent runs (then the prompt's start checks). */
+  images?: boolean;
 }
 
 /** How a fork's agent got the earlier turns: its own session/fork, or sent as context. */
@@ -581,6 +587,21 @@ export interface PromptExtras {
   context?: PromptContext;
   /** @-mentioned workspace paths. */
   mentions?: string[];
+  /** Attached images (at most 10, 5 MB each, PNG/JPEG/GIF/WebP). */
+  images?: ImageArg[];
+}
+
+/** An image attached to a prompt: its type and its bytes in base64. */
+export interface ImageArg {
+  mimeType: string;
+  data: string;
+}
+
+/** sessions.image: one of a session's kept images. */
+export interface ImageData {
+  mimeType: string;
+  /** base64 */
+  data: string;
 }
 
 export type ChangeOp = 'created' | 'changed' | 'removed' | 'renamed';
@@ -754,6 +775,10 @@ export interface AgentStatusEvent {
   name: string;
   status: AgentStatus;
   error?: string;
+  /** The failure's reason and params (API.md "Errors"), for the page to
+   * word (lib/errtext.ts agentErrorText); `error` is the English fallback. */
+  errorReason?: string;
+  errorParams?: Record<string, string>;
 }
 
 export type AgentStartPhase = 'starting' | 'started' | 'failed' | 'cancelled';
@@ -768,6 +793,10 @@ export interface AgentStartEvent {
   /** How long mnote waits for it. */
   timeoutMs: number;
   error?: string;
+  /** The failure's reason and params (API.md "Errors"), for the page to
+   * word (lib/errtext.ts agentErrorText); `error` is the English fallback. */
+  errorReason?: string;
+  errorParams?: Record<string, string>;
   /** The agent's last stderr lines (failed). */
   stderrTail?: string;
 }
@@ -780,6 +809,10 @@ export interface AgentInstallEvent {
   phase: InstallPhase;
   line?: string;
   error?: string;
+  /** The failure's reason and params (API.md "Errors"), for the page to
+   * word (lib/errtext.ts agentErrorText); `error` is the English fallback. */
+  errorReason?: string;
+  errorParams?: Record<string, string>;
   /** The file that keeps the whole output. */
   log: string;
 }
@@ -887,6 +920,8 @@ export interface ExportOptions {
   /** The language of the Markdown and HTML exports' own words (labels,
    * dates): the interface's. Default "en". */
   locale?: 'en' | 'zh-CN';
+  /** md, html: the images of the user's messages (HTML embeds them, Markdown names their files). Default off. */
+  images?: boolean;
 }
 
 /** sessions.export: in the window a save dialog wrote the file (`path`);

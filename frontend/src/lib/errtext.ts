@@ -92,6 +92,11 @@ const REASONS: Record<string, readonly Variant[]> = {
   terminal_not_started: [[['terminal'], (p) => m.errors_terminal_not_started({ terminal: v(p, 'terminal') })]],
   no_installer: [[['agent'], (p) => m.errors_no_installer({ agent: v(p, 'agent') })]],
   install_failed: [[['agent'], (p) => m.errors_install_failed({ agent: v(p, 'agent') })]],
+  install_npm_failed: [
+    [['agent', 'code'], (p) => m.errors_install_npm_failed_code({ agent: v(p, 'agent'), code: v(p, 'code') })],
+    [['agent'], (p) => m.errors_install_npm_failed({ agent: v(p, 'agent') })],
+  ],
+  install_not_found: [[['agent'], (p) => m.errors_install_not_found({ agent: v(p, 'agent') })]],
   install_running: [[['agent'], (p) => m.errors_install_running({ agent: v(p, 'agent') })]],
   install_not_running: [[['agent'], (p) => m.errors_install_not_running({ agent: v(p, 'agent') })]],
   too_many_agents: [[['count'], (p) => m.errors_too_many_agents({ count: Number(v(p, 'count')), n: n(p, 'count') })]],
@@ -249,6 +254,22 @@ function codeText(code: string | undefined): string | undefined {
  * language, or undefined when there is no reason this version knows. */
 export function reasonWording(reason: string | undefined, params: Record<string, string> | undefined): string | undefined {
   return reasonText(reason, params);
+}
+
+/** What carries an agent's failure: an agent of agents.list and the
+ * agent:status, agent:start and agent:install events. */
+export interface AgentErrorShape {
+  error?: string;
+  errorReason?: string;
+  errorParams?: Record<string, string>;
+}
+
+/** The sentence shown for an agent's failure (an agent, or an agent event):
+ * its reason worded in the interface language, else Go's English `error`;
+ * undefined when it carries no failure. */
+export function agentErrorText(x: AgentErrorShape | null | undefined): string | undefined {
+  if (!x) return undefined;
+  return reasonText(x.errorReason, x.errorParams) ?? (x.error || undefined);
 }
 
 /** The sentence shown for a failed call. */

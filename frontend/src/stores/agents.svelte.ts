@@ -35,7 +35,16 @@ export interface InstallState {
   phase: InstallPhase | 'requesting';
   lines: string[];
   log: string;
+  /** Go's English sentence; errorReason/errorParams word it (agentErrorText). */
   error?: string;
+  errorReason?: string;
+  errorParams?: Record<string, string>;
+}
+
+/** The failure fields of an ApiError, for an InstallState. */
+function failure(e: unknown): Pick<InstallState, 'error' | 'errorReason' | 'errorParams'> {
+  const err = ApiError.from(e);
+  return { error: err.goMessage, errorReason: err.reason, errorParams: err.params };
 }
 
 /** How many of npm's lines an install keeps for the page. */
@@ -120,7 +129,14 @@ export class AgentsStore {
     if (!ev?.name) return;
     const old = this.installs.get(ev.name);
     const lines = old ? old.lines : [];
-    const next: InstallState = { phase: ev.phase, log: ev.log || old?.log || '', error: ev.error, lines };
+    const next: InstallState = {
+      phase: ev.phase,
+      log: ev.log || old?.log || '',
+      error: ev.error,
+      errorReason: ev.errorReason,
+      errorParams: ev.errorParams,
+      lines,
+    };
     if (ev.line) next.lines = [...lines, ev.line].slice(-INSTALL_LINES);
     this.installs.set(ev.name, next);
     if (ev.phase === 'done') void this.refresh();
@@ -135,7 +151,7 @@ export class AgentsStore {
       if (cur?.phase === 'requesting') this.installs.set(name, { ...cur, phase: 'running', log: r.log });
       else if (cur && !cur.log) this.installs.set(name, { ...cur, log: r.log });
     } catch (e) {
-      this.installs.set(name, { phase: 'failed', lines: [], log: '', error: ApiError.from(e).message });
+      this.installs.set(name, { phase: 'failed', lines: [], log: '', ...failure(e) });
     }
   }
 
@@ -144,7 +160,7 @@ export class AgentsStore {
       await this.client.agents.cancelInstall(name);
     } catch (e) {
       const cur = this.installs.get(name);
-      if (cur) this.installs.set(name, { ...cur, error: ApiError.from(e).message });
+      if (cur) this.installs.set(name, { ...cur, ...failure(e) });
     }
   }
 
@@ -178,7 +194,15 @@ export class AgentsStore {
     this.items = this.items.map((a) => {
       if (a.name !== ev.name) return a;
       found = true;
-      return { ...a, status: ev.status, error: ev.error ?? (ev.status === 'failed' ? a.error : undefined) };
+      // A failure without words of its own keeps the words the agent had.
+      const keep = ev.error === undefined && ev.status === 'failed';
+      return {
+        ...a,
+        status: ev.status,
+        error: keep ? a.error : ev.error,
+        errorReason: keep ? a.errorReason : ev.errorReason,
+        errorParams: keep ? a.errorParams : ev.errorParams,
+      };
     });
     if (!found) void this.refresh();
   }

@@ -155,7 +155,7 @@ export class AppState {
 
   /** Sends a prompt (with the offered file and the @-mentions), starting a session first when none is open. */
   async send(text: string, extra?: PromptExtras): Promise<boolean> {
-    if (!text.trim()) return false;
+    if (!text.trim() && !extra?.images?.length) return false;
     if (!this.session.id && !(await this.newSession())) return false;
     return this.session.prompt(text, extra);
   }

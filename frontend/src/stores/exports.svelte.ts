@@ -54,6 +54,8 @@ export class ExportStore {
   redact = $state(true);
   includeThoughts = $state(false);
   includeToolIO = $state(false);
+  /** The images of the user's messages (md, html; JSONL never has them). */
+  includeImages = $state(true);
   busy = $state(false);
   error: ApiError | null = $state.raw(null);
 
@@ -93,6 +95,7 @@ export class ExportStore {
         redact: this.redact,
         includeThoughts: this.includeThoughts,
         includeToolIO: this.includeToolIO,
+        ...(this.format !== 'jsonl' && this.includeImages ? { images: true } : {}),
         locale: locale(),
       });
       const outcome = this.deliver(r);

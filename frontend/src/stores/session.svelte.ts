@@ -81,6 +81,13 @@ function isExtras(v: unknown): v is PromptExtras {
   return true;
 }
 
+/** Extras without their images (what prefs keep). */
+function withoutImages(x: PromptExtras | undefined): PromptExtras | undefined {
+  if (!x?.images) return x;
+  const { images: _images, ...rest } = x;
+  return rest.context || rest.mentions ? rest : undefined;
+}
+
 /** A kept record read back, checked (anything odd is dropped). */
 function parseQueue(v: unknown): QueueRecord {
   const out: QueueRecord = { items: [] };
@@ -615,7 +622,7 @@ export class SessionStore {
   /** Sends a prompt. Resolves true when Go took it (the turn streams as events). */
   async prompt(text: string, extra?: PromptExtras): Promise<boolean> {
     const id = this.id;
-    if (!id || !text.trim()) return false;
+    if (!id || (!text.trim() && !extra?.images?.length)) return false;
     this.lastPrompt = text;
     this.lastExtra = extra;
     this.saveQueue();
@@ -655,7 +662,7 @@ export class SessionStore {
   /** Queues a prompt typed while a turn runs. False when there is no
    * session, nothing to send or the queue is full. */
   enqueue(text: string, extra?: PromptExtras): boolean {
-    if (!this.id || !text.trim() || this.queue.length >= MAX_QUEUED) return false;
+    if (!this.id || (!text.trim() && !extra?.images?.length) || this.queue.length >= MAX_QUEUED) return false;
     const item: QueuedPrompt = extra ? { id: queueId(), text: text.slice(0, MAX_DRAFT_CHARS), extra } : { id: queueId(), text: text.slice(0, MAX_DRAFT_CHARS) };
     this.queue = [...this.queue, item];
     this.saveQueue();
@@ -759,9 +766,11 @@ export class SessionStore {
       writeQueue(id, null);
       return;
     }
-    const rec: QueueRecord = { items: this.queue };
+    // Images stay in memory only (megabytes of base64 do not go to prefs).
+    const rec: QueueRecord = { items: this.queue.filter((q) => q.text.trim()).map((q) => (q.extra?.images ? { ...q, extra: withoutImages(q.extra) } : q)) };
     if (this.queueHeld) rec.held = true;
-    if (this.lastPrompt) rec.last = this.lastExtra ? { text: this.lastPrompt.slice(0, MAX_DRAFT_CHARS), extra: this.lastExtra } : { text: this.lastPrompt.slice(0, MAX_DRAFT_CHARS) };
+    const lastExtra = withoutImages(this.lastExtra);
+    if (this.lastPrompt) rec.last = lastExtra ? { text: this.lastPrompt.slice(0, MAX_DRAFT_CHARS), extra: lastExtra } : { text: this.lastPrompt.slice(0, MAX_DRAFT_CHARS) };
     writeQueue(id, rec);
   }
 
@@ -897,6 +906,29 @@ export class SessionStore {
     }
   }
 
+  private images = new Map<string, Promise<string>>();
+
+  /** One of the session's kept images (a user message's image block
+   * names it by hash) as a data: URL; '' when it cannot be read. */
+  image(hash: string): Promise<string> {
+    const id = this.id;
+    if (!id) return Promise.resolve('');
+    const key = `${id}/${hash}`;
+    let p = this.images.get(key);
+    if (!p) {
+      p = this.client.sessions.image(id, hash).then(
+        (d) => (/^image\/(png|jpeg|gif|webp)$/.test(d.mimeType) ? `data:${d.mimeType};base64,${d.data}` : ''),
+        () => {
+          this.images.delete(key);
+          return '';
+        },
+      );
+      this.images.set(key, p);
+      if (this.images.size > 200) this.images.delete(this.images.keys().next().value as string);
+    }
+    return p;
+  }
+
   /** A newer summary of the open session (from the sessions list). */
   updateSummary(s: SessionSummary): void {
     if (s.id !== this.id) return;
@@ -904,7 +936,7 @@ export class SessionStore {
     // sessions.list leaves the fork details out: keep the ones known.
     if (cur && s.forks == null && cur.forks) s = { ...s, forks: cur.forks };
     if (cur?.forkedFrom && s.forkedFrom && !s.forkedFrom.how) s = { ...s, forkedFrom: cur.forkedFrom };
-    if (cur && cur.updatedMs === s.updatedMs && cur.status === s.status && cur.title === s.title && cur.agent === s.agent && cur.live === s.live
+    if (cur && cur.updatedMs === s.updatedMs && cur.status === s.status && cur.title === s.title && cur.agent === s.agent && cur.live === s.live && cur.images === s.images
       && (cur.forks?.length ?? 0) === (s.forks?.length ?? 0) && cur.forkedFrom?.how === s.forkedFrom?.how) return;
     this.summary = s;
     if (s.title && !this.title) this.title = s.title;
