@@ -220,3 +220,17 @@ describe('UserMessage: images', () => {
     expect(target.querySelector('[data-testid="image-viewer"]')).toBeNull();
   });
 });
+
+describe('client: images', () => {
+  it('sessions.export carries images only when asked; sessions.image names the session and the hash', async () => {
+    const f = fakeClient({
+      'sessions.export': () => ({ filename: 'x.html', mime: 'text/html', content: '<html>' }),
+      'sessions.image': () => ({ mimeType: 'image/gif', data: 'R0lGODlh' }),
+    });
+    await f.client.sessions.export('s', { format: 'html', images: true });
+    await f.client.sessions.export('s', { format: 'md' });
+    expect(f.call.mock.calls.map((c) => (c[1] as { images?: boolean }).images)).toEqual([true, undefined]);
+    expect(await f.client.sessions.image('s', 'h')).toEqual({ mimeType: 'image/gif', data: 'R0lGODlh' });
+    expect(f.call).toHaveBeenLastCalledWith('sessions.image', { sessionId: 's', hash: 'h' });
+  });
+});

@@ -207,12 +207,12 @@ describe('SessionMenu', () => {
       return d!;
     });
     const boxes = [...dialog.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')];
-    expect(boxes.map((b) => b.checked)).toEqual([true, false, false]); // redact on for md
+    expect(boxes.map((b) => b.checked)).toEqual([true, false, false, true]); // redact on for md; images in
     boxes[1].click(); // thoughts
     flushSync();
     dialog.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     await vi.waitFor(() => expect(download).toHaveBeenCalledWith('mnote-sess-1.md', 'text/markdown', '# answer'));
-    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'sess-1', format: 'md', redact: true, includeThoughts: true, locale: 'en' });
+    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'sess-1', format: 'md', redact: true, includeThoughts: true, images: true, locale: 'en' });
     await vi.waitFor(() => expect(document.querySelector('[aria-labelledby="export-title"]')).toBeNull());
   });
 

@@ -249,7 +249,7 @@ describe('ExportStore', () => {
     const { feats, app, download, call } = fakeGo(exported({ filename: 'mnote-a.md', mime: 'text/markdown', content: '', path: '/home/me/a.md' }));
     feats.exports.open('a', 'md');
     expect(await feats.exports.run()).toBe('saved');
-    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'a', format: 'md', redact: true, locale: 'en' }); // the interface's language
+    expect(call).toHaveBeenCalledWith('sessions.export', { id: 'a', format: 'md', redact: true, images: true, locale: 'en' }); // the interface's language; images in by default
     expect(download).not.toHaveBeenCalled();
     expect(app.toasts.items.at(-1)?.message).toBe('Saved to /home/me/a.md');
     expect(feats.exports.sessionId).toBeNull(); // the dialog closed

@@ -6,19 +6,21 @@
 // is refused with a toast.
 import { composer, expect, openApp, pickTestAgent, send, test, thread, waitTurnEnd, type Page } from './fixtures';
 
-/** Pastes an image of n bytes (PNG magic number, then filler) into the composer. */
-async function pasteImage(page: Page, n: number, name = 'shot.png', png = true): Promise<void> {
+/** A 1×1 PNG (70 bytes). */
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** Pastes the 1×1 PNG (or, png false, 40 bytes of text named name) into the composer. */
+async function pasteImage(page: Page, name = 'shot.png', png = true): Promise<void> {
   await composer(page).click();
   await page.evaluate(
-    ({ n, name, png }) => {
-      const b = new Uint8Array(n).fill(42);
-      if (png) b.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    ({ name, png, data }) => {
+      const b = png ? Uint8Array.from(atob(data), (c) => c.charCodeAt(0)) : new Uint8Array(40).fill(42);
       const dt = new DataTransfer();
       dt.items.add(new File([b], name, { type: png ? 'image/png' : 'text/plain' }));
       const ta = document.querySelector('[data-testid="composer-input"]') as HTMLTextAreaElement;
       ta.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
     },
-    { n, name, png },
+    { name, png, data: PNG_1X1 },
   );
 }
 
@@ -27,19 +29,21 @@ test('images: a pasted PNG goes to the agent, shows in the message, and is still
   await pickTestAgent(page);
 
   // Not an image: refused, nothing attached.
-  await pasteImage(page, 40, 'notes.txt', false);
+  await pasteImage(page, 'notes.txt', false);
   await expect(page.getByText('notes.txt is not a PNG, JPEG, GIF or WebP image.')).toBeVisible();
   await expect(page.getByTestId('composer-image')).toHaveCount(0);
 
-  await pasteImage(page, 1234);
+  await pasteImage(page);
   await expect(page.getByTestId('composer-image')).toHaveCount(1);
+  // The thumbnail (an object URL) shows the image.
+  await expect.poll(() => page.getByTestId('composer-image').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
   await send(page, 'what is this');
   await waitTurnEnd(page);
   await expect(page.getByTestId('composer-image')).toHaveCount(0);
-  await expect(thread(page).getByTestId('assistant-message').last()).toContainText('image image/png 1234 bytes');
+  await expect(thread(page).getByTestId('assistant-message').last()).toContainText('image image/png 70 bytes');
   const thumb = thread(page).getByTestId('user-message').getByTestId('message-image');
   await expect(thumb).toHaveCount(1);
-  await expect(thumb).toHaveAttribute('src', /^data:image\/png;base64,iVBORw0KGgo/);
+  await expect(thumb).toHaveAttribute('src', 'data:image/png;base64,' + PNG_1X1);
 
   // The transcript keeps no base64; the image is a file beside it.
   const sessions = await serve.call<{ id: string }[]>('sessions.list', {});
@@ -52,7 +56,8 @@ test('images: a pasted PNG goes to the agent, shows in the message, and is still
   const again = thread(page).getByTestId('user-message').getByTestId('message-image');
   if ((await again.count()) === 0) await page.locator('.history button.open').first().click();
   await expect(again).toHaveCount(1);
-  await expect(again).toHaveAttribute('src', /^data:image\/png;base64,iVBORw0KGgo/);
+  await expect(again).toHaveAttribute('src', 'data:image/png;base64,' + PNG_1X1);
+  await expect.poll(() => again.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
 
   // A click shows it larger; Esc closes it.
   await again.click();

@@ -291,6 +291,7 @@ export function createClient(t: Transport): Client {
         if (o.redact !== undefined) args.redact = o.redact;
         if (o.includeThoughts) args.includeThoughts = true;
         if (o.includeToolIO) args.includeToolIO = true;
+        if (o.images) args.images = true;
         if (o.locale) args.locale = o.locale;
         const r = obj<Exported>(await call('sessions.export', args), 'sessions.export');
         return { ...r, content: typeof r.content === 'string' ? r.content : '', path: r.path || undefined };
