@@ -255,6 +255,11 @@ func (p *pump) Event(ev *chat.Event) {
 func (p *pump) failureNotice(err error) NoticePayload {
 	e := errorFrom("", err)
 	n := NoticePayload{Level: "error", Code: e.Code, Reason: cmp.Or(e.Reason, ReasonTurnFailed), Params: e.Params, Message: err.Error()}
+	if n.Reason == ReasonTurnFailed && len(n.Params) == 0 {
+		// What the agent said is the only explanation there is: it is shown
+		// (as text) inside the page's own words.
+		n.Params = map[string]string{"error": err.Error()}
+	}
 	if n.Code == CodeInternal {
 		n.Code = CodeAgentFailed
 	}

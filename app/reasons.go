@@ -139,7 +139,8 @@ const (
 	ReasonSessionNotTrashed = "session_not_trashed"
 	// ReasonTurnRunning: a turn is running in the session: stop it or wait.
 	ReasonTurnRunning = "turn_running"
-	// ReasonTurnFailed: the turn failed (details: the agent's stderr).
+	// ReasonTurnFailed: the turn failed. Params: error (what the agent
+	// said, when nothing more specific is known; details: its stderr).
 	ReasonTurnFailed = "turn_failed"
 	// ReasonPromptEmpty: the prompt is empty.
 	ReasonPromptEmpty = "prompt_empty"

@@ -128,7 +128,7 @@ test('sharing with sync off says so and offers the settings', async ({ page, ser
   await share.getByRole('button', { name: 'Publish' }).click();
   const err = share.getByTestId('share-error');
   await expect(err).toContainText('Sharing needs sync: set it up and turn it on in Settings.');
-  await expect(err).toContainText(/sync is (off|not set up)/);
+  await expect(err).toContainText(/sync is (off|not set up)/i);
   await err.getByRole('button', { name: 'Open Settings' }).click();
   await expect(share).toBeHidden();
   await expect(page.getByRole('dialog', { name: 'Settings' })).toBeVisible();

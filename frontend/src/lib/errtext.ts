@@ -111,7 +111,10 @@ const REASONS: Record<string, readonly Variant[]> = {
   session_not_in_trash: one(() => m.errors_session_not_in_trash()),
   session_not_trashed: one(() => m.errors_session_not_trashed()),
   turn_running: one(() => m.errors_turn_running()),
-  turn_failed: one(() => m.errors_turn_failed()),
+  turn_failed: [
+    [['error'], (p) => m.errors_turn_failed_with({ error: v(p, 'error') })],
+    [[], () => m.errors_turn_failed()],
+  ],
   prompt_empty: one(() => m.errors_prompt_empty()),
   title_empty: one(() => m.errors_title_empty()),
   too_many_files: [[['max', 'count'], (p) => m.errors_too_many_files({ max: n(p, 'max'), count: n(p, 'count') })]],
