@@ -73,7 +73,7 @@ describe('export dialog in Chinese and English', () => {
 
     document.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     await vi.waitFor(() => expect(feats.exports.sessionId).toBeNull());
-    expect(call).toHaveBeenCalledWith('sessions.export', { id: 's1', format: 'html', redact: false, locale: 'zh-CN' });
+    expect(call).toHaveBeenCalledWith('sessions.export', { id: 's1', format: 'html', redact: false, images: true, locale: 'zh-CN' });
     expect(app!.toasts.items.at(-1)?.message).toBe('已保存到 /home/me/笔记/整理-笔记.html');
   });
 
@@ -102,7 +102,7 @@ describe('export dialog in Chinese and English', () => {
     // The request takes the language in use when it is sent.
     document.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
     await vi.waitFor(() => expect(download).toHaveBeenCalledWith('notes.md', 'text/markdown', '# hi'));
-    expect(call).toHaveBeenCalledWith('sessions.export', { id: 's1', format: 'md', redact: true, locale: 'zh-CN' });
+    expect(call).toHaveBeenCalledWith('sessions.export', { id: 's1', format: 'md', redact: true, images: true, locale: 'zh-CN' });
     expect(app!.toasts.items.at(-1)?.message).toBe('已下载 notes.md');
   });
 
