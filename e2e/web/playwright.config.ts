@@ -16,7 +16,7 @@ export default defineConfig({
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,
-  globalTimeout: 5 * 60_000,
+  globalTimeout: 15 * 60_000,
   expect: { timeout: 10_000 },
   forbidOnly: !!process.env.CI,
   reporter: [['list'], ['./tests/summary-reporter.ts']],
