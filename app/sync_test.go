@@ -140,8 +140,10 @@ func TestSyncErrorCodes(t *testing.T) {
 	}
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
-	h.create("test") // a record to send
+	// Pointed at it first: a record made before could already have gone to
+	// the working control plane, leaving sync.now nothing to send.
 	h.mustCall("sync.configure", map[string]any{"url": dead, "token": token}, nil)
+	h.create("test") // a record to send
 	want("shares.list", struct{}{}, app.CodeUnavailable, "check the URL in Settings")
 	want("sync.now", struct{}{}, app.CodeUnavailable, "check the URL in Settings")
 }
