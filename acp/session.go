@@ -176,6 +176,22 @@ func (a *Agent) reopen(ctx context.Context, method, id string, cfg SessionConfig
 }
 
 // describe adds the agent's exit and stderr to an error from a call.
+// exitRaceWait is how long a failed, cancelled prompt waits to learn
+// whether the agent died.
+const exitRaceWait = 300 * time.Millisecond
+
+// exitsWithin reports whether the agent's process ends within d.
+func (a *Agent) exitsWithin(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-a.proc.Done():
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 func (a *Agent) describe(err error) error {
 	var ee *ExitError
 	if errors.As(err, &ee) || errors.Is(err, ErrAuthRequired) {
@@ -294,8 +310,11 @@ wait:
 	}
 	if r.err != nil {
 		if s.isCancelled() {
+			// A cancel that raced the agent's death (the connection closed
+			// before its exit was reaped) is a failure, not a cancel: wait a
+			// moment for the exit before calling it cancelled.
 			var ee *ExitError
-			if !errors.As(r.err, &ee) {
+			if !errors.As(s.a.describe(r.err), &ee) && !s.a.exitsWithin(exitRaceWait) {
 				return &PromptResult{StopReason: StopCancelled}, nil
 			}
 		}
