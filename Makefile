@@ -27,7 +27,7 @@ TAGS     := sqlite_fts5
 WEBKIT_TAG = $(shell scripts/webkit-tag.sh)
 comma    := ,
 APP_TAGS  = desktop,production,$(TAGS)$(addprefix $(comma),$(WEBKIT_TAG))
-LDFLAGS  := -w -s -X mnote/app/cli.Version=$(VERSION)
+LDFLAGS  := -w -s -X mnote/app/cli.Version=$(VERSION) -X mnote/desktop.Version=$(VERSION)
 
 BIN     := build/bin
 TIMED   := scripts/timed
@@ -70,6 +70,7 @@ test:
 	   $(TIMED) ui-build scripts/frontend.sh build && \
 	   $(TIMED) gofmt    scripts/check-gofmt.sh && \
 	   $(TIMED) vet      $(GO) vet -tags $(TAGS) ./... && \
+	   $(TIMED) vet-app  $(GO) vet -tags $(APP_TAGS) . ./desktop && \
 	   $(TIMED) go-test  env MNOTE_E2E_AGENTS=0 MNOTE_REQUIRE_POSTGRES=1 $(GO) test -tags $(TAGS) -count=1 -timeout 8m ./... && \
 	   $(TIMED) agents   scripts/agents.sh && \
 	   $(TIMED) e2e-agents env MNOTE_E2E_AGENTS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 6m ./e2e/agents/ && \

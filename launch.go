@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
+
+	"mnote/internal/winlink"
 )
 
 // appName is the window's binary, installed next to mnote or in
@@ -35,7 +37,15 @@ func openWindow(t target) int {
 	if a := t.arg(); a != "" {
 		argv = append(argv, a)
 	}
-	err = syscall.Exec(app, argv, os.Environ())
+	// The window runs its services with this binary (package desktop).
+	env := os.Environ()
+	if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		env = append(env, winlink.EnvCLI+"="+exe)
+	}
+	err = syscall.Exec(app, argv, env)
 	fmt.Fprintf(os.Stderr, "mnote: starting the window (%s): %v\n", app, err)
 	return 1
 }

@@ -1,14 +1,19 @@
+//go:build !desktop
+
 // Command mnote is a local-first desktop app for chatting with local AI agents
 // (ACP) over a folder of Markdown notes.
 //
 // It is built twice from this package:
 //
-//   - mnote (no desktop tag): the command line. The headless subcommands
-//     (see package mnote/app/cli) run in it, so they never load GTK or
-//     WebKit. With no arguments, or a folder or a Markdown file, it execs
-//     mnote-app (next to it, or in ../lib/mnote/) with that path.
-//   - mnote-app (-tags desktop,production): the window (Wails). It takes the
-//     same arguments; a subcommand given to it runs headless as well.
+//   - mnote (no desktop tag): the command line and the services. The
+//     headless subcommands (see package mnote/app/cli) run in it, so they
+//     never load GTK or WebKit. With no arguments, or a folder or a
+//     Markdown file, it execs mnote-app (next to it, or in ../lib/mnote/)
+//     with that path.
+//   - mnote-app (-tags desktop,production): the window (package
+//     mnote/desktop) and nothing else; it runs the services in a child
+//     `mnote window-services`, so each is on disk once. A command given to
+//     it is passed to mnote.
 //
 // `mnote ~/notes` opens that folder; `mnote ~/notes/todo.md` opens its folder
 // with the note selected. A command name wins over a folder of the same name

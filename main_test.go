@@ -1,3 +1,5 @@
+//go:build !desktop
+
 package main
 
 import (
@@ -218,5 +220,35 @@ func TestManPageMatchesHelp(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("--help listed %d commands:\n%s", n, help)
+	}
+}
+
+// Each binary carries its half once: the window (mnote-app) none of the
+// services, which run in the command line binary, and the command line none
+// of Wails.
+func TestEachBinaryCarriesItsHalfOnce(t *testing.T) {
+	deps := func(tags string) []string {
+		out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "-tags", tags, ".").Output()
+		if err != nil {
+			t.Fatalf("go list -tags %s: %v", tags, err)
+		}
+		return strings.Fields(string(out))
+	}
+	window := map[string]bool{"mnote": true, "mnote/desktop": true, "mnote/internal/winlink": true,
+		"mnote/internal/xdgdirs": true, "mnote/internal/l10n": true, "mnote/internal/atomicfile": true}
+	for _, p := range deps("desktop,production,sqlite_fts5") {
+		if (strings.HasPrefix(p, "mnote/") || p == "mnote") && !window[p] {
+			t.Errorf("the window links %s: the services belong in the command line binary", p)
+		}
+		for _, heavy := range []string{"mattn/go-sqlite3", "goccy/go-json", "modelcontextprotocol", "yuin/goldmark"} {
+			if strings.Contains(p, heavy) {
+				t.Errorf("the window links %s", p)
+			}
+		}
+	}
+	for _, p := range deps("sqlite_fts5") {
+		if strings.Contains(p, "wailsapp") {
+			t.Errorf("the command line links %s", p)
+		}
 	}
 }

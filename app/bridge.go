@@ -152,7 +152,8 @@ func (discardEmitter) Emit(string, any) {}
 // Bridge is what the window binds: one method, Call.
 func (s *Services) Bridge() *Bridge { return &Bridge{s: s} }
 
-// Bridge is bound into the Wails window (window.go.app.Bridge.Call).
+// Bridge is what the window's bound method (window.go.desktop.Bridge.Call,
+// through `mnote window-services`) and `mnote serve` call.
 // Wails binds every exported method of a bound struct, so Call is its only
 // one; Services.Invoke is the same dispatch for `mnote serve`.
 type Bridge struct {

@@ -12,7 +12,7 @@
 // table; tests check it against API.md, and the Go structs against the
 // UI's frontend/src/api/types.ts.
 //
-// Events go out through an Emitter: WailsEmitter in the window, Hub (a
+// Events go out through an Emitter: the link to the window (app/cli), Hub (a
 // WebSocket fan-out) in `mnote serve`, Recorder in tests. Each live
 // session has one event goroutine that coalesces streamed text and sends
 // structural changes at once, in order, numbered by a per-session seq.

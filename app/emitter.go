@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-
-	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
 // Event names (API.md, "Events").
@@ -22,30 +20,6 @@ const (
 // and must not block for long; it must not call back into the services.
 type Emitter interface {
 	Emit(name string, data any)
-}
-
-// WailsEmitter emits Wails events to the window. Events emitted before
-// SetContext (before the window started) are dropped.
-type WailsEmitter struct {
-	mu  sync.RWMutex
-	ctx context.Context
-}
-
-// SetContext gives the emitter the Wails runtime context (OnStartup's).
-func (w *WailsEmitter) SetContext(ctx context.Context) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.ctx = ctx
-}
-
-// Emit implements Emitter.
-func (w *WailsEmitter) Emit(name string, data any) {
-	w.mu.RLock()
-	ctx := w.ctx
-	w.mu.RUnlock()
-	if ctx != nil {
-		wailsruntime.EventsEmit(ctx, name, data)
-	}
 }
 
 // RecordedEvent is one event a Recorder kept, its data as JSON (what the

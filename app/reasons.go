@@ -306,6 +306,9 @@ const (
 	ReasonDatabaseBusy = "database_busy"
 	// ReasonShuttingDown: mnote is shutting down.
 	ReasonShuttingDown = "shutting_down"
+	// ReasonServicesStopped: the window only: mnote's services (a child
+	// process) stopped; the window starts them again.
+	ReasonServicesStopped = "services_stopped"
 	// ReasonCancelled: the call was cancelled.
 	ReasonCancelled = "cancelled"
 	// ReasonTimedOut: the call took too long.
@@ -327,5 +330,5 @@ var Reasons = []string{
 	ReasonFolderRequired, ReasonFolderNotAbsolute, ReasonFolderNotFound, ReasonNotAFolder, ReasonNoFolderOpen, ReasonNoFolderDialog, ReasonFolderNotOpen, ReasonFolderReplaced, ReasonOutsideFolder, ReasonMnoteData, ReasonNotRegularFile, ReasonHardLink, ReasonTooLarge, ReasonNotUTF8, ReasonFileChangedOnDisk, ReasonFileExists, ReasonFileNotFound, ReasonNotesNotIndexed, ReasonLinkUndoExpired, ReasonLinksChanged,
 	ReasonCheckpointsScanning, ReasonCheckpointsUnavailable, ReasonCheckpointsTooBig, ReasonCheckpointNotFound, ReasonFileNotInTurn, ReasonRevertConflict, ReasonNotReverted,
 	ReasonSyncUnavailable, ReasonSyncDisabled, ReasonSyncNotConfigured, ReasonSyncBadURL, ReasonSyncUnreachable, ReasonSyncRateLimited, ReasonSyncServerFailed, ReasonSyncTokenRefused, ReasonSyncNotFound, ReasonSyncRefused, ReasonRedactionRulesInvalid, ReasonExportNotSaved,
-	ReasonInvalidArguments, ReasonUnknownMethod, ReasonDatabaseBusy, ReasonShuttingDown, ReasonCancelled, ReasonTimedOut, ReasonUnexpected, ReasonTokenRequired, ReasonCodeRefused,
+	ReasonInvalidArguments, ReasonUnknownMethod, ReasonDatabaseBusy, ReasonShuttingDown, ReasonServicesStopped, ReasonCancelled, ReasonTimedOut, ReasonUnexpected, ReasonTokenRequired, ReasonCodeRefused,
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_pkgs=(build-essential pkg-config libgtk-3-dev) # cgo, GTK 3; WebKitGTK: see pick_webkit
-test_pkgs=(xvfb xauth xdotool imagemagick tesseract-ocr fonts-noto-cjk chromium postgresql patch util-linux iproute2) # e2e/window (OCR, CJK text), e2e/web (Chromium), controlplane (PostgreSQL), workspace diffs (patch), offline agents (unshare, ip)
+test_pkgs=(xvfb xauth dbus-daemon xdotool imagemagick tesseract-ocr fonts-noto-cjk chromium postgresql patch util-linux iproute2) # e2e/window (OCR, CJK text, a session bus), e2e/web (Chromium), controlplane (PostgreSQL), workspace diffs (patch), offline agents (unshare, ip)
 webkit41=libwebkit2gtk-4.1-dev webkit40=libwebkit2gtk-4.0-dev
 
 die() { printf 'deps: %s\n' "$*" >&2; exit 1; }

@@ -6,9 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 
-	"github.com/adrg/xdg"
+	"mnote/internal/xdgdirs"
 )
 
 // Paths are the files and folders mnote uses.
@@ -22,33 +21,11 @@ type Paths struct {
 	StateDir    string
 }
 
-// xdgMu serializes xdg.Reload, which rewrites the package's globals.
-var xdgMu sync.Mutex
-
-// DefaultPaths returns the paths from the XDG base directories, read from
-// the environment at call time:
-//
-//	$XDG_CONFIG_HOME/mnote/config.json
-//	$XDG_DATA_HOME/mnote/{mnote.db,transcripts/,trash/}
-//	$XDG_STATE_HOME/mnote/{,logs/}
-//
-// With MNOTE_HOME=DIR everything lives under DIR instead: DIR/config.json,
-// DIR/data/..., DIR/logs, DIR/state.
+// DefaultPaths returns the paths from the environment at call time (see
+// package xdgdirs: the XDG base directories, or all under MNOTE_HOME=DIR).
 func DefaultPaths() Paths {
-	if home := os.Getenv("MNOTE_HOME"); home != "" {
-		if abs, err := filepath.Abs(home); err == nil {
-			home = abs
-		}
-		return pathsUnder(filepath.Join(home, "config.json"), filepath.Join(home, "data"),
-			filepath.Join(home, "state"), filepath.Join(home, "logs"))
-	}
-	xdgMu.Lock()
-	xdg.Reload() // xdg reads the environment once at init; tests change it
-	config, data, state := xdg.ConfigHome, xdg.DataHome, xdg.StateHome
-	xdgMu.Unlock()
-	st := filepath.Join(state, "mnote")
-	return pathsUnder(filepath.Join(config, "mnote", "config.json"), filepath.Join(data, "mnote"),
-		st, filepath.Join(st, "logs"))
+	d := xdgdirs.Get()
+	return pathsUnder(d.ConfigFile, d.Data, d.State, d.Logs)
 }
 
 func pathsUnder(configFile, dataDir, stateDir, logDir string) Paths {

@@ -106,6 +106,8 @@ func (e *env) run(args []string) int {
 		return e.runServe(rest)
 	case "mcp":
 		return e.runMCP(rest)
+	case windowServicesCmd:
+		return e.runWindowServices(rest)
 	default:
 		if h, ok := sessionCommands[cmd]; ok {
 			return h(e, rest)
@@ -119,7 +121,7 @@ func (e *env) run(args []string) int {
 // (main opens the window for a folder argument only when it is not one).
 func IsCommand(name string) bool {
 	switch name {
-	case "version", "--version", "help", "-h", "--help", "prompt", "agents", "serve", "mcp":
+	case "version", "--version", "help", "-h", "--help", "prompt", "agents", "serve", "mcp", windowServicesCmd:
 		return true
 	}
 	_, ok := sessionCommands[name]

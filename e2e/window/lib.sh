@@ -154,6 +154,7 @@ cleanup() {
 		kill -KILL "$xvfb_pid" 2>/dev/null || true
 		wait "$xvfb_pid" 2>/dev/null || true
 	fi
+	[[ -z ${bus_pid:-} ]] || kill -TERM "$bus_pid" 2>/dev/null || true
 	[[ -z $tmp || -n ${MNOTE_KEEP_TMP:-} ]] || rm -rf "$tmp"
 	exit "$rc"
 }
@@ -163,6 +164,20 @@ make_tmp() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnote-window.XXXXXX")
 	mkdir -p "$tmp/home" "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/cache" "$tmp/xdg/state" "$tmp/xdg/run"
 	chmod 700 "$tmp/xdg/run"
+}
+
+# start_bus — a D-Bus session bus of our own (the single-instance lock lives
+# on it: a second launch hands over to the running window); exports
+# DBUS_SESSION_BUS_ADDRESS. Killed by cleanup.
+bus_pid=
+start_bus() {
+	local info
+	info=$(dbus-daemon --session --fork --nopidfile --print-address=1 --print-pid=1 --address="unix:path=$tmp/bus") ||
+		fail "dbus-daemon did not start"
+	DBUS_SESSION_BUS_ADDRESS=$(sed -n 1p <<<"$info")
+	bus_pid=$(sed -n 2p <<<"$info")
+	export DBUS_SESSION_BUS_ADDRESS
+	say "D-Bus session bus pid $bus_pid"
 }
 
 # start_xvfb — Xvfb on a free display (Xvfb picks it and reports it on fd 3

@@ -8,6 +8,8 @@
 #     and the XDG dirs in a temp dir, waits for the "mnote" window, waits until the
 #     page has rendered (the window is not a single colour), screenshots the
 #     screen to e2e/window/out/window.png.
+#     A second `mnote FOLDER` (on the same D-Bus session bus) must hand the
+#     folder to the running window and exit 0: one window, which opens it.
 #  3. Sends SIGTERM and checks that the app and every process it started (the
 #     WebKit children) exit within 10 s.
 # Kills only what it started (the app's process group and tracked children,
@@ -47,6 +49,7 @@ main() {
 	say "the window links $webkit; the command line neither GTK nor WebKit"
 
 	# --- 2. the real window on Xvfb
+	start_bus
 	start_xvfb
 	start_app
 	wait_window
@@ -64,6 +67,26 @@ main() {
 	awk -v s="$sd" -v c="$colours" 'BEGIN{exit !(s > 0 && c > 2)}' ||
 		fail "the screenshot is blank (std dev $sd, $colours colours)"
 	say "screenshot $out/window.png (std dev $sd, $colours colours)"
+
+	# --- a second launch hands its folder over to the running window
+	mkdir -p "$tmp/second folder"
+	printf '# 第二\n' >"$tmp/second folder/note.md"
+	second=$(env MNOTE_HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data" \
+		XDG_CACHE_HOME="$tmp/xdg/cache" XDG_STATE_HOME="$tmp/xdg/state" XDG_RUNTIME_DIR="$tmp/xdg/run" \
+		GDK_BACKEND=x11 NO_AT_BRIDGE=1 timeout 20 "$bin" "$tmp/second folder/note.md" 2>&1) ||
+		fail "a second 'mnote NOTE' did not exit 0 within 20 s: $second"
+	[[ $second == *"already running"* ]] || fail "the second launch did not hand over to the running window: $second"
+	dl=$(deadline 10)
+	until grep -q 'msg="opened the folder of a second launch"' "$app_log"; do
+		before "$dl" || fail "the running window did not open the second launch's folder (see $app_log)"
+		sleep 0.1
+	done
+	n=$(timeout 5 xdotool search --onlyvisible --name '^mnote$' 2>/dev/null | wc -l) || true
+	((n == 1)) || fail "$n windows named mnote after the second launch, want 1"
+	app_alive || fail "the app exited after the second launch"
+	sleep 1.5 # the page reloads on the new folder
+	screenshot "$out/window-second.png"
+	say "a second launch handed its note over to the running window (one window; $out/window-second.png)"
 
 	# --- what the app started (WebKit children), and how much memory it all uses
 	track_tree

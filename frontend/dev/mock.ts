@@ -1,6 +1,6 @@
 // A fake Go side, for working on the UI without Go and for measuring it:
 // implements the app API (app/API.md) in memory and installs itself as the
-// Wails bridge (window.go.app.Bridge + window.runtime.EventsOn).
+// Wails bridge (window.go.desktop.Bridge + window.runtime.EventsOn).
 //
 //   npm run dev:mock                      the demo data, in the dev server
 //   vite build --mode mock                the same, built
@@ -736,7 +736,7 @@ function mockExport(args: Record<string, unknown>) {
 }
 
 window.go = {
-  app: {
+  desktop: {
     Bridge: {
       async Call(method: string, argsJSON: string): Promise<string> {
         const out = await call(method, JSON.parse(argsJSON || '{}'));

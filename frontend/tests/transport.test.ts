@@ -193,10 +193,10 @@ describe('Wails transport (the window)', () => {
     delete window.runtime;
   });
 
-  it('calls window.go.app.Bridge.Call(method, argsJSON) and parses the result', async () => {
+  it('calls window.go.desktop.Bridge.Call(method, argsJSON) and parses the result', async () => {
     const Call = vi.fn().mockResolvedValue('[{"name":"claude","status":"ready"}]');
     const EventsOn = vi.fn().mockReturnValue(() => {});
-    window.go = { app: { Bridge: { Call } } };
+    window.go = { desktop: { Bridge: { Call } } };
     window.runtime = { EventsOn };
     const t = pickTransport(window);
     expect(t).toBeInstanceOf(WailsTransport);

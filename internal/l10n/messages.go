@@ -4,8 +4,10 @@ package l10n
 // "_one" and "_other" forms (see Locale.N).
 var en = map[string]string{
 	// The window's native dialogs (in the system's language).
-	"dialog.export_title": "Export the session",
-	"dialog.open_title":   "Open a folder of notes",
+	"dialog.export_title":          "Export the session",
+	"dialog.open_title":            "Open a folder of notes",
+	"dialog.services_failed_title": "mnote has to close",
+	"dialog.services_failed":       "mnote's services stopped and could not be restarted (%s). Your notes and transcripts are safe on disk. Start mnote again; if this keeps happening, run it from a terminal to see why.",
 	// The share page (mnote-controlplane, /s/{token}).
 	"share.title_shared":      "Shared session",
 	"share.title_not_found":   "Share not found",
@@ -83,20 +85,22 @@ var en = map[string]string{
 
 // zh is the Chinese catalogue (docs/glossary.zh-CN.md).
 var zh = map[string]string{
-	"dialog.export_title":     "导出会话",
-	"dialog.open_title":       "打开笔记文件夹",
-	"share.title_shared":      "分享的会话",
-	"share.title_not_found":   "未找到分享",
-	"share.not_found_heading": "此分享不可用",
-	"share.not_found_body":    "链接无效，或者分享者已撤销分享，或者分享已过期。",
-	"share.agent":             "智能体：%s",
-	"share.started":           "开始于 %s",
-	"share.shared":            "分享于 %s",
-	"share.expires":           "%s 到期",
-	"share.footer":            "这是从 mnote 分享的只读快照，分享者在发布前已做脱敏处理；此页面上的任何内容都不会运行。",
-	"share.read_failed":       "无法读取此分享，请稍后重试。",
-	"share.unreadable":        "无法读取此分享。",
-	"share.render_failed":     "无法显示此分享。",
+	"dialog.export_title":          "导出会话",
+	"dialog.open_title":            "打开笔记文件夹",
+	"dialog.services_failed_title": "mnote 需要关闭",
+	"dialog.services_failed":       "mnote 的后台服务已停止，且无法重新启动（%s）。你的笔记和会话记录都安全地保存在磁盘上。请重新启动 mnote；如果问题反复出现，请在终端中运行它以查看原因。",
+	"share.title_shared":           "分享的会话",
+	"share.title_not_found":        "未找到分享",
+	"share.not_found_heading":      "此分享不可用",
+	"share.not_found_body":         "链接无效，或者分享者已撤销分享，或者分享已过期。",
+	"share.agent":                  "智能体：%s",
+	"share.started":                "开始于 %s",
+	"share.shared":                 "分享于 %s",
+	"share.expires":                "%s 到期",
+	"share.footer":                 "这是从 mnote 分享的只读快照，分享者在发布前已做脱敏处理；此页面上的任何内容都不会运行。",
+	"share.read_failed":            "无法读取此分享，请稍后重试。",
+	"share.unreadable":             "无法读取此分享。",
+	"share.render_failed":          "无法显示此分享。",
 
 	"entry.you":       "你",
 	"entry.assistant": "智能体",

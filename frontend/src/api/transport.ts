@@ -39,7 +39,7 @@ export interface WailsRuntime {
 
 declare global {
   interface Window {
-    go?: { app?: { Bridge?: WailsBridge } };
+    go?: { desktop?: { Bridge?: WailsBridge } };
     runtime?: WailsRuntime;
   }
 }
@@ -466,11 +466,11 @@ async function browserCopy(text: string): Promise<void> {
 }
 
 /**
- * The window's Wails bridge when it exists (window.go.app.Bridge), else
+ * The window's Wails bridge when it exists (window.go.desktop.Bridge), else
  * `mnote serve` over HTTP on this page's origin.
  */
 export function pickTransport(w: Window = window): Transport {
-  const bridge = w.go?.app?.Bridge;
+  const bridge = w.go?.desktop?.Bridge;
   if (bridge && typeof bridge.Call === 'function') return new WailsTransport(bridge, w.runtime);
   const origin = w.location.origin;
   const token = resolveToken(w.location, safeSessionStorage(), w.history, (code) => exchangeCode(origin, code));

@@ -204,6 +204,7 @@ const REASONS: Record<string, readonly Variant[]> = {
   unknown_method: [[['method'], (p) => m.errors_unknown_method({ method: v(p, 'method') })]],
   database_busy: one(() => m.errors_database_busy()),
   shutting_down: one(() => m.errors_shutting_down()),
+  services_stopped: one(() => m.errors_services_stopped()),
   cancelled: one(() => m.errors_cancelled()),
   timed_out: one(() => m.errors_timed_out()),
   unexpected: one(() => m.errors_unexpected()),

@@ -1,6 +1,6 @@
 //go:build desktop
 
-package main
+package desktop
 
 import (
 	"encoding/json"

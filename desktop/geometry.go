@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"mnote/internal/atomicfile"
-	"mnote/store"
 )
 
 // The window's size when nothing is remembered, and its least size.
@@ -32,7 +31,7 @@ func (g geometry) placed() bool { return g.Placed }
 // screen is one monitor's size in pixels.
 type screen struct{ Width, Height int }
 
-func geometryFile(p store.Paths) string { return filepath.Join(p.StateDir, "window.json") }
+func geometryFile(stateDir string) string { return filepath.Join(stateDir, "window.json") }
 
 // loadGeometry reads the remembered geometry; a missing, unreadable or
 // absurd file gives the default size, centred.
