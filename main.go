@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"mnote/app/cli"
+	"mnote/internal/gzfs"
 	"mnote/workspace"
 )
 
@@ -49,7 +50,7 @@ func main() {
 	}
 	// `mnote serve` serves the same page as the window.
 	if dist, err := fs.Sub(assets, "frontend/dist"); err == nil {
-		cli.Assets = dist
+		cli.Assets = gzfs.New(dist) // scripts/frontend.sh gzips it
 	}
 	os.Exit(cli.Main(args))
 }

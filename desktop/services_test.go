@@ -161,7 +161,7 @@ func TestThePageComesFromTheServices(t *testing.T) {
 	s := startServices(t, newFakeWindow(), target{})
 	h := assetHandler{s}
 	name, want := "/.gitkeep", "text/plain"
-	if _, err := os.Stat(filepath.Join("..", "frontend", "dist", "index.html")); err == nil {
+	if _, err := os.Stat(filepath.Join("..", "frontend", "dist", "index.html.gz")); err == nil {
 		name, want = "/", "text/html" // the UI is built (make test builds it first)
 	}
 	rec := httptest.NewRecorder()
