@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -244,99 +243,4 @@ func swapHunks(text string, hs []Hunk, from, to func(Hunk) string) (string, []in
 	}
 	sb.WriteString(strings.Join(lines[pos:], ""))
 	return sb.String(), starts, nil
-}
-
-// UndoRevert undoes the revert of turn: every file the revert wrote gets
-// the content the turn left again, the files the turn created and the
-// revert removed come back, and the files the turn removed go again. It
-// is all-or-nothing: when a file changed since the revert nothing is
-// written and the error is a *RevertConflictError. The checkpoint is no
-// longer marked reverted (it can be reverted again).
-func (c *Checkpoints) UndoRevert(turn string) (*RevertResult, error) {
-	w := c.w
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err := w.Check(); err != nil {
-		return nil, err
-	}
-	cp, err := c.get(turn)
-	if err != nil {
-		return nil, err
-	}
-	if cp.Reverted == nil {
-		return nil, fmt.Errorf("turn %s is not reverted, so there is nothing to undo: %w", turn, fs.ErrInvalid)
-	}
-	var todo []FileChange
-	var conflicts []RevertConflict
-	for _, f := range cp.Files {
-		if f.NotKept != "" {
-			continue
-		}
-		cur, exists, err := c.current(f.Path)
-		if err != nil {
-			return nil, err
-		}
-		// What the revert left: the content before the turn, or no file
-		// for one the turn created.
-		if (f.Op == Created && !exists) || (f.Op != Created && exists && hashOf(cur) == f.Before) {
-			todo = append(todo, f)
-			continue
-		}
-		before, err := c.text(f.Before)
-		if err != nil {
-			return nil, err
-		}
-		from, to := "reverted/"+f.Path, "now/"+f.Path
-		if f.Op == Created {
-			from = "/dev/null"
-		}
-		if !exists {
-			to, cur = "/dev/null", nil
-		}
-		conflicts = append(conflicts, RevertConflict{Path: f.Path, Diff: UnifiedDiff(from, to, before, string(cur))})
-	}
-	if len(conflicts) > 0 {
-		return nil, &RevertConflictError{Turn: turn, Conflicts: conflicts}
-	}
-	res := &RevertResult{}
-	var touched []string
-	var errs []error
-	for _, f := range todo {
-		if f.Op == Removed {
-			if err := w.root.Remove(osRel(f.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, w.mapErr(f.Path, err))
-				continue
-			}
-			res.Deleted = append(res.Deleted, f.Path)
-			touched = append(touched, f.Path)
-			continue
-		}
-		after, err := c.blob(f.After)
-		if err == nil {
-			_, err = w.writeFile(f.Path, f.Path, after)
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		res.Restored = append(res.Restored, f.Path)
-		touched = append(touched, f.Path)
-	}
-	cp.Reverted = nil
-	if err := c.storeCheckpoint(cp); err != nil {
-		errs = append(errs, err)
-	}
-	w.origins.note(OriginApp, touched...)
-	c.userChangedLocked(touched...)
-	var evs []BufferEvent
-	for _, p := range touched {
-		evs = append(evs, w.buffers.recheck(p)...)
-	}
-	w.events.emit(Event{Buffers: evs})
-	if len(errs) > 0 {
-		return res, fmt.Errorf("undo the revert of turn %s: %d of %d files failed (the others were written): %w", turn, len(errs), len(todo), errors.Join(errs...))
-	}
-	return res, nil
 }

@@ -136,6 +136,22 @@ type RevertResult struct {
 // listed. A reverted checkpoint is marked and cannot be reverted again.
 // Open buffers follow (clean ones reload, dirty ones get a conflict).
 func (c *Checkpoints) Revert(turn string) (*RevertResult, error) {
+	return c.swap(turn, false)
+}
+
+// UndoRevert undoes the revert of turn: every file the revert wrote gets
+// the content the turn left again, the files the turn created and the
+// revert removed come back, and the files the turn removed go again. It
+// is all-or-nothing: when a file changed since the revert nothing is
+// written and the error is a *RevertConflictError. The checkpoint is no
+// longer marked reverted (it can be reverted again).
+func (c *Checkpoints) UndoRevert(turn string) (*RevertResult, error) {
+	return c.swap(turn, true)
+}
+
+// swap is Revert (undo false: from what the turn left to what was before
+// it) and UndoRevert (undo true: the other way).
+func (c *Checkpoints) swap(turn string, undo bool) (*RevertResult, error) {
 	w := c.w
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
@@ -148,41 +164,56 @@ func (c *Checkpoints) Revert(turn string) (*RevertResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cp.Reverted != nil {
+	switch {
+	case !undo && cp.Reverted != nil:
 		return nil, fmt.Errorf("turn %s was already reverted at %s", turn, cp.Reverted.Format(time.DateTime))
+	case undo && cp.Reverted == nil:
+		return nil, fmt.Errorf("turn %s is not reverted, so there is nothing to undo: %w", turn, fs.ErrInvalid)
+	}
+	// Each file goes from its content "now" (what the turn left, or what
+	// the revert left) to its content "then"; a file the turn created (or,
+	// undoing, removed) is not there then.
+	now := func(f FileChange) string { return f.After }
+	then := func(f FileChange) string { return f.Before }
+	absentNow, absentThen, label := Removed, Created, "turn/"
+	if undo {
+		now, then = then, now
+		absentNow, absentThen, label = Created, Removed, "reverted/"
 	}
 	res := &RevertResult{}
 	var todo []FileChange
 	var conflicts []RevertConflict
 	for _, f := range cp.Files {
 		if f.NotKept != "" {
-			res.Skipped = append(res.Skipped, f)
+			if !undo {
+				res.Skipped = append(res.Skipped, f)
+			}
 			continue
 		}
 		cur, exists, err := c.current(f.Path)
 		if err != nil {
 			return nil, err
 		}
-		if (f.Op == Removed && !exists) || (f.Op != Removed && exists && hashOf(cur) == f.After) {
+		if (f.Op == absentNow && !exists) || (f.Op != absentNow && exists && hashOf(cur) == now(f)) {
 			todo = append(todo, f)
 			continue
 		}
-		after, err := c.text(f.After)
+		want, err := c.text(now(f))
 		if err != nil {
 			return nil, err
 		}
-		now := string(cur)
+		got := string(cur)
 		if !utf8.Valid(cur) {
-			now = "(binary content)\n"
+			got = "(binary content)\n"
 		}
-		from, to := "turn/"+f.Path, "now/"+f.Path
-		if f.Op == Removed {
+		from, to := label+f.Path, "now/"+f.Path
+		if f.Op == absentNow {
 			from = "/dev/null"
 		}
 		if !exists {
-			to = "/dev/null"
+			to, got = "/dev/null", ""
 		}
-		conflicts = append(conflicts, RevertConflict{Path: f.Path, Diff: UnifiedDiff(from, to, after, now)})
+		conflicts = append(conflicts, RevertConflict{Path: f.Path, Diff: UnifiedDiff(from, to, want, got)})
 	}
 	if len(conflicts) > 0 {
 		return nil, &RevertConflictError{Turn: turn, Conflicts: conflicts}
@@ -190,7 +221,7 @@ func (c *Checkpoints) Revert(turn string) (*RevertResult, error) {
 	var touched []string
 	var errs []error
 	for _, f := range todo {
-		if f.Op == Created {
+		if f.Op == absentThen {
 			if err := w.root.Remove(osRel(f.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, w.mapErr(f.Path, err))
 				continue
@@ -199,11 +230,11 @@ func (c *Checkpoints) Revert(turn string) (*RevertResult, error) {
 			touched = append(touched, f.Path)
 			continue
 		}
-		before, err := c.blob(f.Before)
+		data, err := c.blob(then(f))
 		if err == nil {
-			_, err = w.writeFile(f.Path, f.Path, before)
+			_, err = w.writeFile(f.Path, f.Path, data)
 		}
-		if err == nil && f.BeforeMode != 0 {
+		if err == nil && !undo && f.BeforeMode != 0 {
 			err = w.root.Chmod(osRel(f.Path), fs.FileMode(f.BeforeMode).Perm())
 		}
 		if err != nil {
@@ -213,8 +244,12 @@ func (c *Checkpoints) Revert(turn string) (*RevertResult, error) {
 		res.Restored = append(res.Restored, f.Path)
 		touched = append(touched, f.Path)
 	}
-	now := time.Now()
-	cp.Reverted = &now
+	if undo {
+		cp.Reverted = nil
+	} else {
+		at := time.Now()
+		cp.Reverted = &at
+	}
 	if err := c.storeCheckpoint(cp); err != nil {
 		errs = append(errs, err)
 	}
@@ -226,7 +261,11 @@ func (c *Checkpoints) Revert(turn string) (*RevertResult, error) {
 	}
 	w.events.emit(Event{Buffers: evs})
 	if len(errs) > 0 {
-		return res, fmt.Errorf("revert turn %s: %d of %d files failed (the others were reverted): %w", turn, len(errs), len(todo), errors.Join(errs...))
+		what := "revert turn " + turn
+		if undo {
+			what = "undo the revert of turn " + turn
+		}
+		return res, fmt.Errorf("%s: %d of %d files failed (the others were written): %w", what, len(errs), len(todo), errors.Join(errs...))
 	}
 	return res, nil
 }
