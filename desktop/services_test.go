@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -240,6 +241,17 @@ func TestClosingTheWindowStopsTheServicesAndTheirAgents(t *testing.T) {
 	s.mu.Lock()
 	svcPID := s.cmd.Process.Pid
 	s.mu.Unlock()
+	// The link is the services' alone: an agent (an untrusted program)
+	// inherits no end of it, so it cannot call the window or the services.
+	link := socketsOf(t, svcPID)
+	if len(link) == 0 {
+		t.Fatalf("the services (pid %d) hold no socket: where is the link?", svcPID)
+	}
+	for s := range socketsOf(t, running[0].PID) {
+		if link[s] {
+			t.Errorf("the agent holds the services' link to the window (%s)", s)
+		}
+	}
 	s.stop()
 	for _, pid := range []int{svcPID, running[0].PID} {
 		waitFor(t, "process to exit", func() bool { return syscall.Kill(pid, 0) != nil })
@@ -251,6 +263,23 @@ func TestClosingTheWindowStopsTheServicesAndTheirAgents(t *testing.T) {
 		t.Fatalf("services stopped by the window were reported failed: %s", reason)
 	default:
 	}
+}
+
+// socketsOf is the set of sockets ("socket:[inode]") pid holds open.
+func socketsOf(t *testing.T, pid int) map[string]bool {
+	t.Helper()
+	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && strings.HasPrefix(l, "socket:") {
+			out[l] = true
+		}
+	}
+	return out
 }
 
 func TestWindowTarget(t *testing.T) {
