@@ -292,7 +292,10 @@ test.describe('perf', () => {
     expect(again.thread.entries.length).toBe(entries.length);
     console.log(`session20k: index caught up ${indexLagMs} ms after the turn; sessions.open from Node ${apiOpenMs} ms`);
 
-    // Reload: nothing open; the session is in the history.
+    // Its tab closed (open tabs come back after a reload), a reload:
+    // nothing open; the session is in the history.
+    await page.getByTestId('session-tabs').getByRole('button', { name: /^Close / }).click();
+    await expect(page.getByTestId('session-tabs')).toHaveCount(0);
     await page.reload();
     await expect(page.locator('.chat .empty')).toBeVisible();
     const row = page.locator(`.history button.open[data-id="${id}"]`);

@@ -12,8 +12,9 @@ import { EditorStore, type EditorOptions } from './editor.svelte';
 import { LayoutStore } from './layout.svelte';
 import { NotesStore } from './notes.svelte';
 import { SearchStore } from './search.svelte';
-import { SessionStore } from './session.svelte';
+import type { SessionStore } from './session.svelte';
 import { SessionsStore } from './sessions.svelte';
+import { TabsStore } from './tabs.svelte';
 import { ToastStore } from './toasts.svelte';
 import { UiStore } from './ui.svelte';
 import { WorkspaceStore, type WorkspaceOptions } from './workspace.svelte';
@@ -22,7 +23,8 @@ export class AppState {
   readonly toasts = new ToastStore();
   readonly agents: AgentsStore;
   readonly sessions: SessionsStore;
-  readonly session: SessionStore;
+  /** The chat side's tabs (several sessions open at once). */
+  readonly tabs: TabsStore;
   readonly search: SearchStore;
   readonly ui: UiStore;
   readonly confirm = new ConfirmStore();
@@ -37,20 +39,20 @@ export class AppState {
 
   constructor(
     readonly client: Client,
-    opts: { schedule?: Scheduler; searchDelayMs?: number; notesDelayMs?: number; workspace?: WorkspaceOptions; editor?: EditorOptions; checkpointsDelayMs?: number } = {},
+    opts: { schedule?: Scheduler; maxTabs?: number; searchDelayMs?: number; notesDelayMs?: number; workspace?: WorkspaceOptions; editor?: EditorOptions; checkpointsDelayMs?: number } = {},
   ) {
     this.agents = new AgentsStore(client);
     this.sessions = new SessionsStore(client, this.toasts);
-    this.session = new SessionStore(client, opts.schedule);
+    this.tabs = new TabsStore(client, this.confirm, this.sessions, { schedule: opts.schedule, max: opts.maxTabs });
     this.search = new SearchStore(client, opts.searchDelayMs);
     this.ui = new UiStore(client);
     this.workspace = new WorkspaceStore(client, this.toasts, opts.workspace);
     this.editor = new EditorStore(client, this.toasts, this.confirm, opts.editor);
-    const session = this.session;
     this.checkpoints = new CheckpointsStore(
       client,
       this.toasts,
-      { order: () => session.order, turnOf: (id) => session.entry(id)?.turn },
+      // The shown tab's session.
+      { order: () => this.session.order, turnOf: (id) => this.session.entry(id)?.turn },
       opts.checkpointsDelayMs,
     );
     this.notes = new NotesStore(
@@ -68,9 +70,16 @@ export class AppState {
       opts.notesDelayMs,
     );
     this.sessions.onRefresh = (items) => {
-      const open = items.find((s) => s.id === this.session.id);
-      if (open) this.session.updateSummary(open);
+      for (const st of this.tabs.stores()) {
+        const open = items.find((s) => s.id === st.id);
+        if (open) st.updateSummary(open);
+      }
     };
+  }
+
+  /** The session shown: the active tab's (an empty store when no tab is open). */
+  get session(): SessionStore {
+    return this.tabs.active;
   }
 
   /** Subscribes to events and loads the lists. */
@@ -78,11 +87,17 @@ export class AppState {
     const c = this.client;
     this.offs.push(
       c.on('thread:event', (ev: ThreadEvent) => {
-        if (!this.session.handleEvent(ev)) this.sessions.noteEvent(ev);
-        else if (ev.type === 'turn' && ev.payload?.state === 'ended') this.checkpoints.scheduleRefresh();
+        // Every open tab applies its session's events; the others' mark History.
+        const took = this.tabs.handleEvent(ev);
+        if (!took) this.sessions.noteEvent(ev);
+        else if (took === 'active' && ev.type === 'turn' && ev.payload?.state === 'ended') this.checkpoints.scheduleRefresh();
       }),
       c.on('workspace:changed', (p) => this.applyWorkspaceChanged(p)),
-      c.on('sessions:changed', (p) => this.sessions.applyChange(p)),
+      c.on('sessions:changed', (p) => {
+        this.sessions.applyChange(p);
+        // Deleted elsewhere: its tab closes.
+        for (const id of p?.removed ?? []) this.tabs.drop(id);
+      }),
       c.on('agent:status', (ev) => this.agents.applyStatus(ev)),
       c.on('agent:start', (ev) => this.agents.applyStart(ev)),
       c.on('agent:install', (ev) => this.agents.applyInstall(ev)),
@@ -91,7 +106,7 @@ export class AppState {
       c.onReconnect(() => {
         void this.sessions.refresh();
         void this.agents.refresh();
-        void this.session.resync();
+        for (const st of this.tabs.stores()) void st.resync();
         void this.workspace.refresh();
         void this.editor.resync();
         void this.checkpoints.refresh();
@@ -100,7 +115,8 @@ export class AppState {
       }),
       c.onConnection((s) => (this.ui.connection = s)),
     );
-    void this.sessions.refresh();
+    // The tabs of the last run come back once the list says which sessions still exist.
+    void this.sessions.refresh().then(() => this.tabs.restore());
     void this.agents.refresh();
     void this.workspace.load().then(() => this.openSelected());
     void this.notes.loadStatus();
@@ -119,7 +135,7 @@ export class AppState {
 
   async openSession(id: string, entryId?: string): Promise<void> {
     this.sessions.attention.delete(id);
-    await this.session.open(id);
+    await this.tabs.open(id);
     if (entryId) this.ui.revealEntry(entryId);
   }
 
@@ -135,7 +151,7 @@ export class AppState {
     this.creating = true;
     try {
       const s = await this.sessions.create(name);
-      await this.session.open(s.id);
+      await this.tabs.open(s.id);
       return true;
     } catch (e) {
       const err = ApiError.from(e);
@@ -157,6 +173,7 @@ export class AppState {
   async send(text: string, extra?: PromptExtras): Promise<boolean> {
     if (!text.trim() && !extra?.images?.length) return false;
     if (!this.session.id && !(await this.newSession())) return false;
+    // The tab shown now (the new session's when one started).
     return this.session.prompt(text, extra);
   }
 
@@ -247,9 +264,10 @@ export class AppState {
   }
 
   async deleteSession(id: string): Promise<void> {
-    const wasOpen = this.session.id === id;
     const ok = await this.sessions.remove(id);
-    if (ok && wasOpen) this.session.clear();
+    // Its tab closes (deleting stops it: nothing to ask).
+    if (ok) this.tabs.drop(id);
+    if (ok && this.tabs.empty.id === id) this.tabs.empty.clear();
   }
 }
 
