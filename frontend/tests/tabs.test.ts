@@ -310,6 +310,20 @@ describe('tabs: closing', () => {
     expect(app.session).toBe(app.tabs.empty);
   });
 
+  it('closing a running tab with queued prompts says they wait until it is opened again', async () => {
+    const { app, emit } = setup();
+    await app.openSession('s1');
+    emit('s1', 'turn', { turn: 1, state: 'running' });
+    expect(app.session.enqueue('next one')).toBe(true);
+    expect(app.session.enqueue('and another')).toBe(true);
+    const closing = app.tabs.close('s1');
+    await tick();
+    const q = app.confirm.current!;
+    expect(typeof q.message === 'function' ? q.message() : q.message).toContain('Its queued prompts (2) are sent when you open it again.');
+    app.confirm.answer('cancel');
+    expect(await closing).toBe(false);
+  });
+
   it('a tab waiting for a permission asks too; kept, History shows it waits', async () => {
     const { app, emit } = setup();
     await app.openSession('s1');

@@ -145,7 +145,10 @@ export class TabsStore {
       const name = this.title(s);
       const v = await this.confirm.ask({
         title: m.chat_tabs_close_running_title,
-        message: () => m.chat_tabs_close_running_message({ title: name }),
+        // Queued prompts live in the page: they wait until the session is
+        // opened again.
+        message: () =>
+          m.chat_tabs_close_running_message({ title: name }) + (s.queue.length ? ' ' + m.chat_tabs_close_queued({ count: s.queue.length }) : ''),
         buttons: [
           { label: m.chat_tabs_keep_running, value: 'keep', kind: 'primary' },
           { label: m.chat_tabs_stop_close, value: 'stop', kind: 'danger' },
