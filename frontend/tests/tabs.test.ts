@@ -319,7 +319,7 @@ describe('tabs: closing', () => {
     const closing = app.tabs.close('s1');
     await tick();
     const q = app.confirm.current!;
-    expect(typeof q.message === 'function' ? q.message() : q.message).toContain('Its queued prompts (2) are sent when you open it again.');
+    expect(q.message).toContain('Its queued prompts (2) are sent when you open it again.');
     app.confirm.answer('cancel');
     expect(await closing).toBe(false);
   });

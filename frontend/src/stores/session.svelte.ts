@@ -28,7 +28,7 @@ import type {
 import { FrameBatcher, type Scheduler } from '../lib/frame';
 import { noticeText } from '../lib/errtext';
 import { m } from '../lib/i18n.svelte';
-import { MAX_DRAFT_CHARS, readQueue, writeQueue } from '../lib/prefs';
+import { PromptQueue, type QueuedPrompt } from './queue.svelte';
 
 /** One entry, reactive on its own. `v` is replaced (never mutated) on change. */
 export class EntryCell {
@@ -50,62 +50,7 @@ export interface Notice {
 
 let noticeIds = 0;
 
-/** A prompt typed while a turn ran: sent when the turn ends. */
-export interface QueuedPrompt {
-  id: string;
-  text: string;
-  extra?: PromptExtras;
-}
-
-/** How many prompts may wait at once (one more is refused). */
-export const MAX_QUEUED = 20;
-
-let queueIds = 0;
-function queueId(): string {
-  return `q${Date.now().toString(36)}-${++queueIds}`;
-}
-
-/** What lib/prefs keeps per session: the queue, whether it is held, the last prompt. */
-interface QueueRecord {
-  items: QueuedPrompt[];
-  held?: boolean;
-  last?: { text: string; extra?: PromptExtras };
-}
-
-function isExtras(v: unknown): v is PromptExtras {
-  if (v === undefined) return true;
-  if (!v || typeof v !== 'object') return false;
-  const x = v as { context?: unknown; mentions?: unknown };
-  if (x.mentions !== undefined && !(Array.isArray(x.mentions) && x.mentions.every((p) => typeof p === 'string'))) return false;
-  if (x.context !== undefined && (!x.context || typeof (x.context as { path?: unknown }).path !== 'string')) return false;
-  return true;
-}
-
-/** Extras without their images (what prefs keep). */
-function withoutImages(x: PromptExtras | undefined): PromptExtras | undefined {
-  if (!x?.images) return x;
-  const { images: _images, ...rest } = x;
-  return rest.context || rest.mentions ? rest : undefined;
-}
-
-/** A kept record read back, checked (anything odd is dropped). */
-function parseQueue(v: unknown): QueueRecord {
-  const out: QueueRecord = { items: [] };
-  if (!v || typeof v !== 'object') return out;
-  const r = v as { items?: unknown; held?: unknown; last?: unknown };
-  if (Array.isArray(r.items)) {
-    for (const it of r.items) {
-      const q = it as Partial<QueuedPrompt> | null;
-      if (!q || typeof q.id !== 'string' || typeof q.text !== 'string' || !q.text.trim() || !isExtras(q.extra)) continue;
-      out.items.push(q.extra ? { id: q.id, text: q.text, extra: q.extra } : { id: q.id, text: q.text });
-      if (out.items.length >= MAX_QUEUED) break;
-    }
-  }
-  out.held = r.held === true && out.items.length > 0;
-  const last = r.last as { text?: unknown; extra?: unknown } | undefined;
-  if (last && typeof last.text === 'string' && last.text && isExtras(last.extra)) out.last = { text: last.text, extra: last.extra as PromptExtras | undefined };
-  return out;
-}
+export { MAX_QUEUED, type QueuedPrompt } from './queue.svelte';
 
 /** A notice whose message is a getter: the text is made when it is read
  * (while rendering), so switching the language rewords it at once. */
@@ -142,10 +87,6 @@ export class SessionStore {
   /** The last prompt sent (for "retry" after a crash), and what went with it. */
   lastPrompt = $state('');
   lastExtra: PromptExtras | undefined = $state.raw(undefined);
-  /** Prompts typed while a turn ran, oldest first: the head is sent when the turn ends. */
-  queue: QueuedPrompt[] = $state.raw([]);
-  /** The queue waits: the turn before it failed (sendQueued sends it on). */
-  queueHeld = $state(false);
   /** The last turn ended in an error (a crash, a failed start). */
   lastTurnFailed = $state(false);
   /** The agent's terminals by id (replaced, never mutated, on change). */
@@ -169,8 +110,15 @@ export class SessionStore {
   private syncing = false;
   private syncToken = 0;
   private readonly batcher: FrameBatcher;
-  /** A queued prompt is on its way (sessions.prompt not answered yet). */
-  private queueSending = false;
+  /** The prompts queued while a turn runs (and the last prompt, kept). */
+  private readonly prompts = new PromptQueue({
+    id: () => this.id,
+    running: () => this.running,
+    ready: () => !this.syncing && !this.loading && !this.error,
+    failed: () => this.lastTurnFailed,
+    last: () => ({ text: this.lastPrompt, extra: this.lastExtra }),
+    prompt: (text, extra) => this.prompt(text, extra),
+  });
 
   constructor(
     private readonly client: Client,
@@ -231,7 +179,11 @@ export class SessionStore {
     if (this.id === id && !this.error) return;
     this.reset();
     this.id = id;
-    this.loadQueue(id);
+    const last = this.prompts.load(id);
+    if (last) {
+      this.lastPrompt = last.text;
+      this.lastExtra = last.extra;
+    }
     this.loading = true;
     await this.sync();
   }
@@ -285,9 +237,7 @@ export class SessionStore {
     this.loading = false;
     this.lastPrompt = '';
     this.lastExtra = undefined;
-    this.queue = [];
-    this.queueHeld = false;
-    this.queueSending = false;
+    this.prompts.reset();
   }
 
   private async sync(): Promise<void> {
@@ -374,7 +324,7 @@ export class SessionStore {
     this.terminals = new Map(this.termModel);
     this.error = null;
     this.generation++;
-    this.scheduleQueue();
+    this.prompts.schedule();
   }
 
   // ---- events ----------------------------------------------------------------
@@ -471,7 +421,7 @@ export class SessionStore {
           this.stopReason = p.stopReason ?? '';
           this.lastTurnFailed = this.stopReason === 'error' || !!p.error;
           this.endStreaming();
-          this.turnEnded();
+          this.prompts.turnEnded();
           if (p.error) {
             const err = typeof p.error === 'string' ? { message: p.error } : ApiError.from(p.error);
             const text = err.message;
@@ -625,7 +575,7 @@ export class SessionStore {
     if (!id || (!text.trim() && !extra?.images?.length)) return false;
     this.lastPrompt = text;
     this.lastExtra = extra;
-    this.saveQueue();
+    this.prompts.save();
     // Running at once (the Stop button shows); the turn's own events, which
     // may arrive before this call returns, have the last word.
     const seqBefore = this.seq;
@@ -657,121 +607,33 @@ export class SessionStore {
     return this.prompt(text, extra);
   }
 
-  // ---- the queue -------------------------------------------------------------
+  // ---- the queue (stores/queue.svelte.ts) ------------------------------------
+
+  /** Prompts typed while a turn ran, oldest first: the head is sent when the turn ends. */
+  get queue(): QueuedPrompt[] {
+    return this.prompts.items;
+  }
+
+  /** The queue waits: the turn before it failed (sendQueued sends it on). */
+  get queueHeld(): boolean {
+    return this.prompts.held;
+  }
 
   /** Queues a prompt typed while a turn runs. False when there is no
    * session, nothing to send or the queue is full. */
   enqueue(text: string, extra?: PromptExtras): boolean {
-    if (!this.id || (!text.trim() && !extra?.images?.length) || this.queue.length >= MAX_QUEUED) return false;
-    const item: QueuedPrompt = extra ? { id: queueId(), text: text.slice(0, MAX_DRAFT_CHARS), extra } : { id: queueId(), text: text.slice(0, MAX_DRAFT_CHARS) };
-    this.queue = [...this.queue, item];
-    this.saveQueue();
-    // Idle after all (the turn ended meanwhile): it goes now.
-    this.scheduleQueue();
-    return true;
+    return this.prompts.enqueue(text, extra);
   }
 
   /** Takes a prompt out of the queue (×, or to edit it in the composer). */
   unqueue(qid: string): QueuedPrompt | undefined {
-    const item = this.queue.find((q) => q.id === qid);
-    if (!item) return undefined;
-    this.queue = this.queue.filter((q) => q.id !== qid);
-    if (this.queue.length === 0) this.queueHeld = false;
-    this.saveQueue();
-    return item;
+    return this.prompts.unqueue(qid);
   }
 
   /** Sends a queued prompt now (the head unless named): Send now on a
-   * held queue. False while a turn runs or when it did not go (it is
-   * back at the head, held). */
-  async sendQueued(qid?: string): Promise<boolean> {
-    const id = this.id;
-    if (!id || this.running || this.queueSending) return false;
-    const item = qid ? this.queue.find((q) => q.id === qid) : this.queue[0];
-    if (!item) return false;
-    this.queue = this.queue.filter((q) => q !== item);
-    this.queueHeld = false;
-    this.saveQueue();
-    this.queueSending = true;
-    let ok = false;
-    try {
-      ok = await this.prompt(item.text, item.extra);
-    } finally {
-      if (this.id === id) {
-        this.queueSending = false;
-        // The turn may have ended before sessions.prompt answered: the next goes.
-        if (ok && !this.running) this.scheduleQueue();
-        if (!ok) {
-          // Not taken (busy, the agent could not start): it waits again, held.
-          this.queue = [item, ...this.queue.filter((q) => q.id !== item.id)];
-          this.queueHeld = true;
-          this.saveQueue();
-        }
-      }
-    }
-    return ok;
-  }
-
-  /** A turn ended: after a failure the queue waits (held), else its head goes. */
-  private turnEnded(): void {
-    if (this.queue.length === 0) return;
-    if (this.lastTurnFailed) {
-      if (!this.queueHeld) {
-        this.queueHeld = true;
-        this.saveQueue();
-      }
-      return;
-    }
-    if (this.queueHeld) {
-      // A turn that went well (a Retry) lets the queue go on.
-      this.queueHeld = false;
-      this.saveQueue();
-    }
-    this.scheduleQueue();
-  }
-
-  /** Sends the queue's head soon when the session is idle (after the
-   * events being applied now: the turn's last ones may follow). */
-  private scheduleQueue(): void {
-    if (this.queue.length === 0) return;
-    const id = this.id;
-    queueMicrotask(() => {
-      if (this.id !== id || this.queue.length === 0 || this.running || this.syncing || this.loading || this.error) return;
-      if (this.queueHeld) return;
-      if (this.lastTurnFailed) {
-        // Opened on a failed turn: the queue waits for Retry or Send now.
-        this.queueHeld = true;
-        this.saveQueue();
-        return;
-      }
-      void this.sendQueued();
-    });
-  }
-
-  private loadQueue(id: string): void {
-    const r = parseQueue(readQueue(id));
-    this.queue = r.items;
-    this.queueHeld = !!r.held;
-    if (r.last) {
-      this.lastPrompt = r.last.text;
-      this.lastExtra = r.last.extra;
-    }
-  }
-
-  /** Keeps the open session's queue and last prompt (lib/prefs). */
-  private saveQueue(): void {
-    const id = this.id;
-    if (!id) return;
-    if (this.queue.length === 0 && !this.lastPrompt) {
-      writeQueue(id, null);
-      return;
-    }
-    // Images stay in memory only (megabytes of base64 do not go to prefs).
-    const rec: QueueRecord = { items: this.queue.filter((q) => q.text.trim()).map((q) => (q.extra?.images ? { ...q, extra: withoutImages(q.extra) } : q)) };
-    if (this.queueHeld) rec.held = true;
-    const lastExtra = withoutImages(this.lastExtra);
-    if (this.lastPrompt) rec.last = lastExtra ? { text: this.lastPrompt.slice(0, MAX_DRAFT_CHARS), extra: lastExtra } : { text: this.lastPrompt.slice(0, MAX_DRAFT_CHARS) };
-    writeQueue(id, rec);
+   * held queue. False while a turn runs or when it did not go. */
+  sendQueued(qid?: string): Promise<boolean> {
+    return this.prompts.send(qid);
   }
 
   async cancel(): Promise<void> {
