@@ -82,7 +82,7 @@ func newFakeEnv(t *testing.T, uid string, without ...string) *fakeEnv {
 	}
 	// The real tools the scripts need, linked one by one: the system's bin
 	// folders would also bring the real dpkg-query, apt-get, pkg-config, go.
-	for _, name := range []string{"bash", "env", "make", "cat", "cp", "cut", "grep", "mkdir", "sed", "sha256sum", "dirname", "rm", "awk"} {
+	for _, name := range []string{"bash", "env", "make", "cat", "cp", "cut", "grep", "mkdir", "sed", "sha256sum", "dirname", "rm", "awk", "find", "gzip"} {
 		p, err := exec.LookPath(name)
 		if err != nil {
 			t.Fatalf("%s is needed for this test: %v", name, err)

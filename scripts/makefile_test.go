@@ -51,11 +51,12 @@ func TestMakeDepsBuildUsesTheWebKitDepsInstalled(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeFile(t, filepath.Join(repo, "Makefile"), string(mk), 0o644)
-			if err := os.Mkdir(filepath.Join(repo, "frontend"), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(repo, "frontend", "dist"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			writeFile(t, filepath.Join(repo, "frontend", "package.json"), "{}\n", 0o644)
 			writeFile(t, filepath.Join(repo, "frontend", "package-lock.json"), "{}\n", 0o644)
+			writeFile(t, filepath.Join(repo, "frontend", "dist", ".gitkeep"), "", 0o644) // as in a clone
 
 			f := newFakeEnv(t, "0")
 			f.set(t, "repo", append(slices.Clone(otherPkgs), c.repo...)...)

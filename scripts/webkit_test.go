@@ -56,7 +56,7 @@ func TestWebkitTag(t *testing.T) {
 // otherPkgs are every package deps.sh wants besides WebKitGTK.
 var otherPkgs = []string{
 	"build-essential", "pkg-config", "libgtk-3-dev",
-	"xvfb", "xauth", "xdotool", "imagemagick", "tesseract-ocr", "fonts-noto-cjk",
+	"xvfb", "xauth", "dbus-daemon", "xdotool", "imagemagick", "tesseract-ocr", "fonts-noto-cjk",
 	"chromium", "postgresql", "patch", "util-linux", "iproute2",
 }
 
