@@ -3,7 +3,9 @@
 // run: bufio.Reader plus encoding/json into a small struct holding the
 // method and sessionUpdate — the least any ACP client must do.
 //
-// Three streams, each from the test agent through a pipe:
+// Four streams, each from the test agent through a pipe:
+//   - an empty turn (what any turn costs: start, initialize, session/new,
+//     a prompt answered at once; the median of 11 runs at least);
 //   - a turn of 200,000 updates (90% ~40-byte message chunks, 5% thoughts,
 //     5% tool call / update pairs);
 //   - a session/load that replays those 200,000 updates;
@@ -131,8 +133,19 @@ func run(runs, n, hugeMiB int, mnoteBin, agentBin, desktopBin string) error {
 		ref    func() (result, error)
 		mnote  func(persist bool) (result, error)
 		events int
+		runs   int // 0: the -runs flag
 	}
 	scenarios := []scenario{
+		{
+			// What every turn costs before it streams: start, the agent's
+			// initialize and session/new, a prompt answered at once.
+			name: "an empty turn",
+			ref:  func() (result, error) { return reference(agentBin, state, ws, "", `[]`) },
+			mnote: func(persist bool) (result, error) {
+				return mnote(mnoteBin, env, persist, "prompt", "--json", "--agent-cmd", agentCmd, "--cwd", ws, `[]`)
+			},
+			runs: max(runs, 11),
+		},
 		{
 			name: fmt.Sprintf("%d updates in one turn", n),
 			ref:  func() (result, error) { return reference(agentBin, state, ws, "", flood) },
@@ -159,11 +172,15 @@ func run(runs, n, hugeMiB int, mnoteBin, agentBin, desktopBin string) error {
 			},
 		},
 	}
-	fmt.Printf("ingest benchmark: median of %d runs, %s, GOMAXPROCS %d\n\n", runs, runtime.GOOS+"/"+runtime.GOARCH, runtime.GOMAXPROCS(0))
+	fmt.Printf("ingest benchmark: median of %d runs (an empty turn: %d), %s, GOMAXPROCS %d\n\n", runs, max(runs, 11), runtime.GOOS+"/"+runtime.GOARCH, runtime.GOMAXPROCS(0))
 	fmt.Printf("%-40s %10s %10s %8s %10s %8s %9s %9s %9s\n", "stream", "reference", "mnote", "ratio", "no-persist", "ratio", "persist×", "peak RSS", "peak anon")
 	for _, sc := range scenarios {
 		var refs, ons, offs []result
-		for range runs {
+		n := runs
+		if sc.runs > 0 {
+			n = sc.runs
+		}
+		for range n {
 			r, err := sc.ref()
 			if err != nil {
 				return fmt.Errorf("%s, reference: %w", sc.name, err)
@@ -184,8 +201,8 @@ func run(runs, n, hugeMiB int, mnoteBin, agentBin, desktopBin string) error {
 		if sc.events > 0 && (ref.events < sc.events || on.events < sc.events) {
 			return fmt.Errorf("%s: reference saw %d updates, mnote %d, want at least %d", sc.name, ref.events, on.events, sc.events)
 		}
-		fmt.Printf("%-40s %9.2fs %9.2fs %7.2f× %9.2fs %7.2f× %8.2f× %6.1f MB %6.1f MB\n", sc.name,
-			ref.wall.Seconds(), on.wall.Seconds(), ratio(on, ref), off.wall.Seconds(), ratio(off, ref),
+		fmt.Printf("%-40s %10s %10s %7.2f× %10s %7.2f× %8.2f× %6.1f MB %6.1f MB\n", sc.name,
+			secs(ref.wall), secs(on.wall), ratio(on, ref), secs(off.wall), ratio(off, ref),
 			ratio(off, on), float64(on.rssKB)/1024, float64(on.anonKB)/1024)
 	}
 	fmt.Println("\nratio: time ÷ the reference's (lower is faster; target ≤ 1.00×).")
@@ -216,6 +233,14 @@ func waiting(bin string, env []string, ws string) (rss, anon int64, err error) {
 	_ = cmd.Wait() // it fails: the agent exits
 	rss, anon = memory()
 	return rss, anon, nil
+}
+
+// secs is d in seconds, or in milliseconds under a second.
+func secs(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
 }
 
 func ratio(a, b result) float64 { return a.wall.Seconds() / b.wall.Seconds() }
