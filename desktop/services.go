@@ -238,6 +238,14 @@ func (h assetHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	args, _ := json.Marshal(map[string]string{"path": p})
 	res, err := h.svc.call(assetMethod, string(args))
 	if err != nil {
+		if p == "/" || p == "/index.html" {
+			// A page all the same: it loads, and the window says what
+			// happened over it (desktop.domReady).
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write([]byte("<!doctype html><meta charset=\"utf-8\"><title>mnote</title><body></body>"))
+			return
+		}
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}

@@ -128,7 +128,8 @@ type desktop struct {
 	ctx    context.Context // Wails runtime context, set in startup
 	saved  geometry
 	stop   chan struct{}
-	failed bool // the services could not be kept running
+	failed bool   // the services could not be kept running
+	reason string // why, until the window can say it
 }
 
 func (d *desktop) context() context.Context {
@@ -156,6 +157,14 @@ func (d *desktop) startup(ctx context.Context) {
 
 func (d *desktop) domReady(ctx context.Context) {
 	d.log.Info("page loaded")
+	d.mu.Lock()
+	failed, reason := d.failed, d.reason
+	d.mu.Unlock()
+	if failed {
+		// The services gave up before the window was up.
+		go d.sayFailed(ctx, reason)
+		return
+	}
 	// Wails centres the window when it shows it: place it afterwards.
 	g := loadGeometry(d.geom)
 	if g.placed() {
@@ -267,12 +276,16 @@ func (d *desktop) Call(_ context.Context, method, args string) (string, error) {
 // on disk as they were written).
 func (d *desktop) servicesFailed(reason string) {
 	d.mu.Lock()
-	d.failed = true
+	d.failed, d.reason = true, reason
 	ctx := d.ctx
 	d.mu.Unlock()
 	if ctx == nil {
-		return
+		return // the page, once loaded, says it (domReady)
 	}
+	d.sayFailed(ctx, reason)
+}
+
+func (d *desktop) sayFailed(ctx context.Context, reason string) {
 	loc := systemLocale()
 	_, _ = wruntime.MessageDialog(ctx, wruntime.MessageDialogOptions{
 		Type:    wruntime.ErrorDialog,
