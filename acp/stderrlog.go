@@ -46,6 +46,8 @@ type stderrLog struct {
 	done    chan struct{} // closed when the writer has finished
 
 	f *os.File // the writer goroutine's only
+	// midLine: the last byte written was not a newline (the writer's only).
+	midLine bool
 }
 
 // openStderrLog opens (creating, mode 0600) the log at path and starts its
@@ -146,7 +148,12 @@ func (l *stderrLog) run() {
 		l.dropped = 0
 		l.mu.Unlock()
 		if dropped > 0 {
-			l.write(fmt.Appendf(nil, "--- mnote: %d bytes of stderr dropped: the log could not keep up\n", dropped))
+			// On a line of its own, even when the drop cut a line.
+			var note []byte
+			if l.midLine {
+				note = append(note, '\n')
+			}
+			l.write(fmt.Appendf(note, "--- mnote: %d bytes of stderr dropped: the log could not keep up\n", dropped))
 		}
 		if len(buf) > 0 {
 			l.write(buf)
@@ -162,27 +169,37 @@ func (l *stderrLog) run() {
 }
 
 // write appends p to the current file, rotating whenever it is full
-// (cutting p after a newline where it can, so that lines stay whole).
+// (cutting p after a newline, so that lines stay whole: when no whole line
+// fits in what is left, the file is rotated early; only a line longer than
+// a whole file is cut).
 // After a failure (a full disk) the rest of the log is discarded; the
 // agent's stderr stays drained and its tail in memory.
 func (l *stderrLog) write(p []byte) {
+	early, rotated := false, false
 	for len(p) > 0 && l.f != nil {
-		size, err := l.rotateIfFull()
+		size, err := l.rotateIfFull(early)
 		if err != nil {
 			l.fail(err)
 			return
 		}
+		early = false
 		n := len(p)
 		if room := l.maxBytes - size; room > 0 && int64(n) > room {
 			n = int(room)
 			if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
 				n = i + 1
+			} else if size > 0 && !l.midLine && !rotated {
+				// The line starts the next file (once: a file another
+				// writer keeps full gets the line cut instead).
+				early, rotated = true, true
+				continue
 			}
 		}
 		if _, err := l.f.Write(p[:n]); err != nil {
 			l.fail(fmt.Errorf("write agent log: %w", err))
 			return
 		}
+		l.midLine = p[n-1] != '\n'
 		p = p[n:]
 	}
 }
@@ -195,16 +212,16 @@ func (l *stderrLog) fail(err error) {
 	}
 }
 
-// rotateIfFull makes room when the held file has reached maxBytes: it
-// shifts path → path.1 → … (the last one is overwritten) and opens a new
-// path, or reopens path when another writer already rotated. It returns
-// the size of the file now held.
-func (l *stderrLog) rotateIfFull() (int64, error) {
+// rotateIfFull makes room when the held file has reached maxBytes (or at
+// once with early): it shifts path → path.1 → … (the last one is
+// overwritten) and opens a new path, or reopens path when another writer
+// already rotated. It returns the size of the file now held.
+func (l *stderrLog) rotateIfFull(early bool) (int64, error) {
 	fi, err := l.f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("agent log: %w", err)
 	}
-	if fi.Size() < l.maxBytes {
+	if fi.Size() < l.maxBytes && !early {
 		return fi.Size(), nil
 	}
 	cur, err := os.Lstat(l.path)

@@ -224,3 +224,37 @@ func TestStderrLogWriteNeverWaits(t *testing.T) {
 		t.Errorf("log is %d bytes", len(data))
 	}
 }
+
+// A rotation never cuts a line: when the next line does not fit in what
+// is left of a file, the file is rotated early (only a line longer than a
+// whole file is cut).
+func TestStderrLogRotatesAtLineEnds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.log")
+	l, err := openStderrLog(path, 50, 3, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 9 {
+		fmt.Fprintf(l, "line %d 汉字 padding\n", i) // 22 bytes: two fit in 50, a third does not
+		l.close() // drain each write on its own (close waits for the writer)
+		if i < 8 {
+			if l, err = openStderrLog(path, 50, 3, slog.Default()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, name := range []string{path, path + ".1", path + ".2"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) == 0 || data[len(data)-1] != '\n' {
+			t.Errorf("%s ends inside a line: %q", name, data)
+		}
+		for line := range strings.SplitSeq(strings.TrimSuffix(string(data), "\n"), "\n") {
+			if !strings.HasPrefix(line, "line ") || !strings.HasSuffix(line, " 汉字 padding") {
+				t.Errorf("%s holds a cut line %q", name, line)
+			}
+		}
+	}
+}
