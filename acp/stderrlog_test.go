@@ -236,7 +236,7 @@ func TestStderrLogRotatesAtLineEnds(t *testing.T) {
 	}
 	for i := range 9 {
 		fmt.Fprintf(l, "line %d 汉字 padding\n", i) // 22 bytes: two fit in 50, a third does not
-		l.close() // drain each write on its own (close waits for the writer)
+		l.close()                                 // drain each write on its own (close waits for the writer)
 		if i < 8 {
 			if l, err = openStderrLog(path, 50, 3, slog.Default()); err != nil {
 				t.Fatal(err)
