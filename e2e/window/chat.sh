@@ -51,16 +51,8 @@ main() {
 	chat_setup
 	rm -f "$out"/chat-*
 	make_tmp
-	write_agent_config
-
-	start_xvfb
-	start_app
-	wait_window
-	wait_rendered
-
-	# --- the agent, a session, a prompt
-	choose_agent "Test Agent"
-	new_session "Test Agent"
+	# --- the window, the agent, a session, a prompt
+	open_chat
 
 	prompt1="[{\"message\":\"$(json_u_escape "$ANSWER1")\"}]"
 	[[ $prompt1 != *answer* ]] || fail "the prompt must not spell the answer"

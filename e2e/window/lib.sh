@@ -425,6 +425,19 @@ write_agent_config() {
 	transcripts=$tmp/home/data/transcripts
 }
 
+# open_chat — the window up on Xvfb with the test agents configured, the
+# page rendered, "Test Agent" picked and a new session with it (what every
+# chat script starts with; call make_tmp first)
+open_chat() {
+	write_agent_config
+	start_xvfb
+	start_app
+	wait_window
+	wait_rendered
+	choose_agent "Test Agent"
+	new_session "Test Agent"
+}
+
 # choose_agent NAME — picks the agent for new sessions as a person would: the
 # empty state's agent picker (the button right of "New session with …"), type
 # NAME in its search box, Enter; then the empty state must offer "New session

@@ -14,13 +14,7 @@ source "$(dirname "$0")/lib.sh"
 main() {
 	chat_setup
 	make_tmp
-	write_agent_config
-	start_xvfb
-	start_app
-	wait_window
-	wait_rendered
-	choose_agent "Test Agent"
-	new_session "Test Agent"
+	open_chat
 	# printf's \033 are typed as the four characters \033 (JSON "\\033"),
 	# which printf turns into ESC: red and green words, then plain.
 	type_prompt '[{"terminal":{"name":"p","command":"sh","args":["-c","printf \"\\033[31mred words\\033[0m and \\033[32mgreen words\\033[0m\\n\"; echo plain 你好"],"toolCallId":"run-1"}},{"terminalWait":"p"},{"terminalRelease":"p"},{"message":"Ran it."}]'
