@@ -39,10 +39,7 @@ func openWindow(t target) int {
 	}
 	// The window runs its services with this binary (package desktop).
 	env := os.Environ()
-	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
+	if exe, err := winlink.Self(); err == nil {
 		env = append(env, winlink.EnvCLI+"="+exe)
 	}
 	err = syscall.Exec(app, argv, env)
@@ -53,19 +50,9 @@ func openWindow(t target) int {
 // findApp is the window's binary beside this executable (symlinks
 // resolved), or in ../lib/mnote/ from its folder.
 func findApp() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("this program's path: %w", err)
+	app, tried, err := winlink.Beside(appName, filepath.Join("..", "lib", "mnote", appName))
+	if err != nil || app != "" {
+		return app, err
 	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	dir := filepath.Dir(exe)
-	candidates := []string{filepath.Join(dir, appName), filepath.Join(dir, "..", "lib", "mnote", appName)}
-	for _, c := range candidates {
-		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
-			return filepath.Clean(c), nil
-		}
-	}
-	return "", errors.New("the window is not installed: no " + appName + " in " + candidates[0] + " or " + filepath.Clean(candidates[1]) + " (the headless commands work: mnote --help)")
+	return "", errors.New("the window is not installed: no " + appName + " in " + tried[0] + " or " + tried[1] + " (the headless commands work: mnote --help)")
 }

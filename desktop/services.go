@@ -65,30 +65,15 @@ type services struct {
 func findCLI() (string, error) {
 	if p := os.Getenv(envCLI); p != "" {
 		os.Unsetenv(envCLI) // the services and their agents do not need it
-		if isExecutable(p) {
+		if winlink.IsExecutable(p) {
 			return p, nil
 		}
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("this program's path: %w", err)
+	cli, tried, err := winlink.Beside("mnote", filepath.Join("..", "..", "bin", "mnote"))
+	if err != nil || cli != "" {
+		return cli, err
 	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	dir := filepath.Dir(exe)
-	candidates := []string{filepath.Join(dir, "mnote"), filepath.Join(dir, "..", "..", "bin", "mnote")}
-	for _, c := range candidates {
-		if isExecutable(c) {
-			return filepath.Clean(c), nil
-		}
-	}
-	return "", fmt.Errorf("no mnote in %s or %s: reinstall mnote (the window runs its services with it)", candidates[0], filepath.Clean(candidates[1]))
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+	return "", fmt.Errorf("no mnote in %s or %s: reinstall mnote (the window runs its services with it)", tried[0], tried[1])
 }
 
 // start starts the services on t (the first time; a restart opens the

@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 )
@@ -269,6 +270,43 @@ func (c *Conn) Close() error {
 
 // Done is closed when Serve has returned.
 func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Self is this program's path, symlinks resolved.
+func Self() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("this program's path: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return exe, nil
+}
+
+// Beside finds the other binary of the pair: the first of rels (paths
+// relative to this program's folder) that is an executable file. It
+// returns the cleaned candidates too, for a message when none is.
+func Beside(rels ...string) (string, []string, error) {
+	exe, err := Self()
+	if err != nil {
+		return "", nil, err
+	}
+	var tried []string
+	for _, rel := range rels {
+		c := filepath.Join(filepath.Dir(exe), rel)
+		if IsExecutable(c) {
+			return c, nil, nil
+		}
+		tried = append(tried, c)
+	}
+	return "", tried, nil
+}
+
+// IsExecutable reports whether p is a regular file someone may run.
+func IsExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
 
 // Pair makes the socket pair: the parent's end as a connection, and the
 // child's as a file to pass as the first of exec.Cmd.ExtraFiles (the

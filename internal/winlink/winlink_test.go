@@ -44,6 +44,17 @@ func (s *side) eventCount() int {
 // file as a child process gets it.
 func pair(t *testing.T, parent, child Handler) (*Conn, *Conn) {
 	t.Helper()
+	pc, cc := sockets(t)
+	p, c := New(pc, parent, nil), New(cc, child, nil)
+	go p.Serve()
+	go c.Serve()
+	t.Cleanup(func() { p.Close(); c.Close() })
+	return p, c
+}
+
+// sockets is a real socket pair, the child's end through a file.
+func sockets(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
 	pc, cf, err := Pair()
 	if err != nil {
 		t.Fatal(err)
@@ -53,11 +64,7 @@ func pair(t *testing.T, parent, child Handler) (*Conn, *Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, c := New(pc, parent, nil), New(cc, child, nil)
-	go p.Serve()
-	go c.Serve()
-	t.Cleanup(func() { p.Close(); c.Close() })
-	return p, c
+	return pc, cc
 }
 
 func TestCallsGoBothWays(t *testing.T) {
@@ -174,15 +181,7 @@ func TestACallGivesUpWithItsContext(t *testing.T) {
 }
 
 func TestHugeFramesAndBadLines(t *testing.T) {
-	pc, cf, err := Pair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := net.FileConn(cf)
-	cf.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pc, cc := sockets(t)
 	// A bad line on the wire first: it is skipped, the link goes on.
 	if _, err := cc.Write([]byte("not json\n{\"id\":7}\n")); err != nil {
 		t.Fatal(err)
