@@ -72,17 +72,19 @@ test('streaming: the answer appears in full with Markdown rendered; the thought 
 // agent pauses right after a delta (thinking, a slow tool), the page keeps
 // showing stale text until the next delta or the end of the turn. Here the
 // ~14 KB paragraph takes ~160 ms to render on this machine, " TAIL-MARKER"
-// arrives ~200 ms later and stays invisible for the whole 2.5 s pause. (The
+// arrives ~200 ms later and stays invisible for the whole pause. (The
 // same happens at random with tiny messages: the first, cold render of
 // "Hell" often takes over 4 ms.)
 test('streaming: text that arrives just before a pause is shown during the pause', async ({ page, serve }) => {
   await openApp(page, serve);
   await pickTestAgent(page);
   const para = Array.from({ length: 500 }, (_, i) => `word${i} **bold** _it_ \`c${i}\``).join(' ');
-  await sendSteps(page, [{ message: para }, { sleepMs: 60 }, { message: ' TAIL-MARKER' }, { sleepMs: 2500 }, { message: ' end' }]);
+  await sendSteps(page, [{ message: para }, { sleepMs: 60 }, { message: ' TAIL-MARKER' }, { sleepMs: 6000 }, { message: ' end' }]);
   const answer = thread(page).getByTestId('assistant-message');
   await expect(answer).toContainText('word499');
-  // The delta came 60 ms after the paragraph; the turn still runs for 2.5 s.
+  // The delta came 60 ms after the paragraph; the turn still runs for 6 s
+  // (long enough that a loaded machine rendering the paragraph slowly
+  // still checks within the pause).
   await expect(answer).toContainText('TAIL-MARKER', { timeout: 1500 });
   await expect(stopButton(page)).toBeVisible();
   await expect(answer).not.toContainText('end');
