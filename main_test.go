@@ -240,7 +240,7 @@ func TestEachBinaryCarriesItsHalfOnce(t *testing.T) {
 		if (strings.HasPrefix(p, "mnote/") || p == "mnote") && !window[p] {
 			t.Errorf("the window links %s: the services belong in the command line binary", p)
 		}
-		for _, heavy := range []string{"mattn/go-sqlite3", "goccy/go-json", "modelcontextprotocol", "yuin/goldmark"} {
+		for _, heavy := range []string{"mattn/go-sqlite3", "modelcontextprotocol", "yuin/goldmark"} {
 			if strings.Contains(p, heavy) {
 				t.Errorf("the window links %s", p)
 			}

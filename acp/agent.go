@@ -10,8 +10,8 @@ import (
 	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
-	gojson "github.com/goccy/go-json"
 
+	"mnote/internal/jsonscan"
 	"mnote/thread"
 )
 
@@ -260,7 +260,7 @@ func (a *Agent) register(s *Session) {
 	a.mu.Unlock()
 	for _, line := range orphans {
 		var ue updateEnvelope
-		if err := gojson.Unmarshal(line, &ue); err == nil {
+		if err := jsonscan.Decode(line, &ue); err == nil {
 			s.h.Update(&ue.Params.Update, line)
 		}
 	}
@@ -304,7 +304,7 @@ func (a *Agent) update(sessionID string, u *thread.Update, line []byte) {
 // they arrived (permFIFO).
 func (a *Agent) request(req *Request, line []byte) {
 	var p sessionIDParams
-	_ = gojson.Unmarshal(req.Params, &p)
+	_ = jsonscan.Decode(req.Params, &p)
 	s := a.session(p.SessionID)
 	if s == nil && p.SessionID == "" {
 		s = a.onlySession() // non-standard requests may name no session
@@ -357,7 +357,7 @@ func (a *Agent) notification(method string, params json.RawMessage, line []byte)
 		return
 	}
 	var p sessionIDParams
-	_ = gojson.Unmarshal(params, &p)
+	_ = jsonscan.Decode(params, &p)
 	if s := a.session(p.SessionID); s != nil {
 		s.h.Notification(method, params, line)
 		return

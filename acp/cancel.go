@@ -7,7 +7,8 @@ import (
 	"sync"
 
 	acpsdk "github.com/coder/acp-go-sdk"
-	gojson "github.com/goccy/go-json"
+
+	"mnote/internal/jsonscan"
 )
 
 // MethodCancelRequest is ACP's protocol-level request cancellation: either
@@ -96,7 +97,7 @@ func (a *Agent) cancelRequest(params json.RawMessage, line []byte) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	if err := gojson.Unmarshal(params, &p); err != nil || len(p.RequestID) == 0 {
+	if err := jsonscan.Decode(params, &p); err != nil || len(p.RequestID) == 0 {
 		a.bad(errors.New("$/cancel_request without a requestId"), line)
 		return
 	}

@@ -15,8 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	gojson "github.com/goccy/go-json"
-
+	"mnote/internal/jsonscan"
 	"mnote/thread"
 )
 
@@ -198,7 +197,15 @@ func (c *conn) readLoop(r io.Reader, maxLine int, exitErr func() error) {
 			keep := ue.Params.Update.Content[:0]
 			ue = updateEnvelope{}
 			ue.Params.Update.Content = keep
-			if err := gojson.Unmarshal(line, &ue); err == nil && ue.Method == "session/update" && ue.ID == nil {
+			sid, ok := thread.ParseUpdateLine(line, &ue.Params.Update)
+			if ok {
+				ue.Method, ue.Params.SessionID = "session/update", string(sid)
+			} else {
+				ue = updateEnvelope{}
+				ue.Params.Update.Content = keep
+				ok = jsonscan.Decode(line, &ue) == nil && ue.Method == "session/update" && ue.ID == nil
+			}
+			if ok {
 				c.updates.Add(1)
 				c.h.update(ue.Params.SessionID, &ue.Params.Update, line)
 				if cap(ue.Params.Update.Content) > 64<<10 {
@@ -214,7 +221,7 @@ func (c *conn) readLoop(r io.Reader, maxLine int, exitErr func() error) {
 
 func (c *conn) dispatch(line []byte) {
 	var env envelope
-	if err := gojson.Unmarshal(line, &env); err != nil {
+	if err := jsonscan.Decode(line, &env); err != nil {
 		c.h.bad(fmt.Errorf("malformed line from agent: %w", err), line)
 		return
 	}

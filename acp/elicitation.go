@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	gojson "github.com/goccy/go-json"
+	"mnote/internal/jsonscan"
 )
 
 // ElicitationBroker answers elicitation/create requests (form mode): the
@@ -144,7 +144,7 @@ func (s *Session) elicitation(ctx context.Context, params json.RawMessage) (any,
 // a request without a mode is a form, as in MCP.
 func ParseElicitation(params json.RawMessage) (*ElicitationRequest, error) {
 	var req ElicitationRequest
-	if err := gojson.Unmarshal(params, &req); err != nil {
+	if err := jsonscan.Decode(params, &req); err != nil {
 		return nil, err
 	}
 	if req.Mode == "" {

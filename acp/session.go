@@ -10,8 +10,8 @@ import (
 	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
-	gojson "github.com/goccy/go-json"
 
+	"mnote/internal/jsonscan"
 	"mnote/thread"
 )
 
@@ -424,7 +424,7 @@ func (s *Session) serve(req *Request) (any, *RPCError) {
 		return s.elicitation(ctx, req.Params)
 	case "fs/read_text_file":
 		var p acpsdk.ReadTextFileRequest
-		if err := gojson.Unmarshal(req.Params, &p); err != nil {
+		if err := jsonscan.Decode(req.Params, &p); err != nil {
 			return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid fs/read_text_file params: " + err.Error()}
 		}
 		text, err := s.fs.ReadTextFile(s.permCtxNow(), p.Path, p.Line, p.Limit)
@@ -434,7 +434,7 @@ func (s *Session) serve(req *Request) (any, *RPCError) {
 		return acpsdk.ReadTextFileResponse{Content: text}, nil
 	case "fs/write_text_file":
 		var p acpsdk.WriteTextFileRequest
-		if err := gojson.Unmarshal(req.Params, &p); err != nil {
+		if err := jsonscan.Decode(req.Params, &p); err != nil {
 			return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid fs/write_text_file params: " + err.Error()}
 		}
 		if err := s.fs.WriteTextFile(s.permCtxNow(), p.Path, p.Content); err != nil {
@@ -461,7 +461,7 @@ var cancelledOutcome = json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`)
 
 func (s *Session) permission(ctx context.Context, params json.RawMessage) (any, *RPCError) {
 	var req PermissionRequest
-	if err := gojson.Unmarshal(params, &req); err != nil {
+	if err := jsonscan.Decode(params, &req); err != nil {
 		return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid session/request_permission params: " + err.Error()}
 	}
 	var tc struct {
@@ -469,7 +469,7 @@ func (s *Session) permission(ctx context.Context, params json.RawMessage) (any, 
 		Title      string `json:"title"`
 		Kind       string `json:"kind"`
 	}
-	_ = gojson.Unmarshal(req.ToolCall, &tc)
+	_ = jsonscan.Decode(req.ToolCall, &tc)
 	req.ToolCallID, req.Title, req.Kind = tc.ToolCallID, tc.Title, tc.Kind
 
 	s.mu.Lock()

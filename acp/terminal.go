@@ -16,8 +16,9 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 	"github.com/creack/pty"
-	gojson "github.com/goccy/go-json"
 	"golang.org/x/sys/unix"
+
+	"mnote/internal/jsonscan"
 )
 
 // This file serves the agent's terminal/* requests: terminal/create runs a
@@ -135,7 +136,7 @@ func (ts *terminals) serve(method string, params []byte) (any, *RPCError) {
 	}
 	if method == "terminal/create" {
 		var p acpsdk.CreateTerminalRequest
-		if err := gojson.Unmarshal(params, &p); err != nil {
+		if err := jsonscan.Decode(params, &p); err != nil {
 			return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid terminal/create params: " + err.Error()}
 		}
 		id, rerr := ts.create(&p)
@@ -147,7 +148,7 @@ func (ts *terminals) serve(method string, params []byte) (any, *RPCError) {
 	var p struct {
 		TerminalID string `json:"terminalId"`
 	}
-	if err := gojson.Unmarshal(params, &p); err != nil || p.TerminalID == "" {
+	if err := jsonscan.Decode(params, &p); err != nil || p.TerminalID == "" {
 		return nil, &RPCError{Code: CodeInvalidParams, Message: "invalid " + method + " params: a terminalId is required"}
 	}
 	t := ts.get(p.TerminalID)

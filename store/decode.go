@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
-	gojson "github.com/goccy/go-json"
-
+	"mnote/internal/jsonscan"
 	"mnote/thread"
 )
 
@@ -54,13 +53,86 @@ type rpcEnvelope struct {
 	} `json:"params"`
 }
 
+// decodeRPC decodes what the reducer reads of a JSON-RPC line into env
+// (zero), without reflection when it can.
+func decodeRPC(b []byte, env *rpcEnvelope) error {
+	if rpcMembers(b, env) {
+		return nil
+	}
+	*env = rpcEnvelope{}
+	return jsonscan.Decode(b, env)
+}
+
+// rpcMembers reads the members of rpcEnvelope by walking the line; ok is
+// false whenever it is not sure encoding/json would read the same
+// (escaped, repeated or case-variant keys).
+func rpcMembers(b []byte, env *rpcEnvelope) bool {
+	m, ok := jsonscan.Object(b, 0)
+	if !ok {
+		return false
+	}
+	var seen uint8
+	take := func(bit uint8, dst *json.RawMessage, m *jsonscan.Members) bool {
+		v, ok := m.Value()
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		*dst = bytes.Clone(v)
+		return true
+	}
+	for m.Next() {
+		if m.KeyEscaped {
+			return false
+		}
+		switch string(m.Key) {
+		case "id":
+			ok = take(1, &env.ID, &m)
+		case "result":
+			ok = take(2, &env.Result, &m)
+		case "params":
+			if seen&4 != 0 {
+				return false
+			}
+			seen |= 4
+			p, pok := jsonscan.Object(b, m.Start)
+			ok = pok
+			for ok && p.Next() {
+				switch {
+				case p.KeyEscaped:
+					ok = false
+				case string(p.Key) == "toolCall":
+					ok = take(8, &env.Params.ToolCall, &p)
+				case string(p.Key) == "options":
+					ok = take(16, &env.Params.Options, &p)
+				default:
+					ok = !jsonscan.FoldsTo(p.Key, "toolCall", "options")
+				}
+			}
+			if ok {
+				var end int
+				end, ok = p.Close()
+				m.Resume(end, ok)
+			}
+		default:
+			ok = !jsonscan.FoldsTo(m.Key, "id", "result", "params")
+		}
+		if !ok {
+			return false
+		}
+	}
+	end, ok := m.Close()
+	return ok && jsonscan.SkipSpace(b, end) == len(b)
+}
+
 // decodeUpdate decodes the update of a session/update line.
 func decodeUpdate(data []byte) (*thread.Update, bool) {
-	if u, ok := fastChunkUpdate(data); ok {
+	u := new(thread.Update)
+	if _, ok := thread.ParseUpdateLine(data, u); ok {
 		return u, true
 	}
 	var env updateEnvelope
-	if err := gojson.Unmarshal(data, &env); err != nil || env.Params.Update.SessionUpdate == "" {
+	if err := jsonscan.Decode(data, &env); err != nil || env.Params.Update.SessionUpdate == "" {
 		return nil, false
 	}
 	return &env.Params.Update, true
@@ -89,19 +161,19 @@ func decodeStep(rec Record, hint *thread.Update, st *step) {
 			var env struct {
 				Params json.RawMessage `json:"params"`
 			}
-			if gojson.Unmarshal(rec.Data, &env) == nil {
+			if jsonscan.Decode(rec.Data, &env) == nil {
 				if cu, ok, err := thread.ParseCacheStatus(rec.Kind, env.Params); err == nil && ok {
 					st.cache = &cu
 				}
 			}
 		case KindRequestPermission:
 			var env rpcEnvelope
-			if gojson.Unmarshal(rec.Data, &env) == nil && len(env.ID) > 0 {
+			if decodeRPC(rec.Data, &env) == nil && len(env.ID) > 0 {
 				st.rpcID, st.toolCall, st.options = idKey(env.ID), env.Params.ToolCall, env.Params.Options
 			}
 		case KindResponse:
 			var env rpcEnvelope
-			if gojson.Unmarshal(rec.Data, &env) != nil || len(env.ID) == 0 {
+			if decodeRPC(rec.Data, &env) != nil || len(env.ID) == 0 {
 				return
 			}
 			st.rpcID, st.result = idKey(env.ID), env.Result
@@ -109,7 +181,7 @@ func decodeStep(rec Record, hint *thread.Update, st *step) {
 				var r struct {
 					Usage json.RawMessage `json:"usage"`
 				}
-				if gojson.Unmarshal(env.Result, &r) == nil {
+				if jsonscan.Decode(env.Result, &r) == nil {
 					st.usage = r.Usage
 				}
 			}
@@ -117,10 +189,8 @@ func decodeStep(rec Record, hint *thread.Update, st *step) {
 	case DirOut:
 		switch rec.Kind {
 		case KindSessionNew, KindSessionLoad, KindSessionResume, KindSessionFork, KindSessionPrompt:
-			var env struct {
-				ID json.RawMessage `json:"id"`
-			}
-			if gojson.Unmarshal(rec.Data, &env) == nil && len(env.ID) > 0 {
+			var env rpcEnvelope
+			if decodeRPC(rec.Data, &env) == nil && len(env.ID) > 0 {
 				st.rpcID = idKey(env.ID)
 			}
 		}
@@ -158,7 +228,7 @@ func decodeApp(rec Record) any {
 		v = new(TerminalRecord)
 	case KindTurnEnded:
 		t := new(turnEnded)
-		if err := gojson.Unmarshal(rec.Data, &t.TurnEndedRecord); err != nil {
+		if err := jsonscan.Decode(rec.Data, &t.TurnEndedRecord); err != nil {
 			slog.Debug("store: unreadable app record", "seq", rec.Seq, "kind", rec.Kind, "err", err)
 			return nil
 		}
@@ -167,7 +237,7 @@ func decodeApp(rec Record) any {
 				InputTokens  int64 `json:"inputTokens"`
 				OutputTokens int64 `json:"outputTokens"`
 			}
-			gojson.Unmarshal(t.Usage, &u) //nolint:errcheck // absent or odd fields stay 0
+			jsonscan.Decode(t.Usage, &u) //nolint:errcheck // absent or odd fields stay 0
 			t.inputTokens, t.outputTokens = u.InputTokens, u.OutputTokens
 		} else {
 			t.Usage = nil
@@ -176,7 +246,7 @@ func decodeApp(rec Record) any {
 	default:
 		return nil
 	}
-	if err := gojson.Unmarshal(rec.Data, v); err != nil {
+	if err := jsonscan.Decode(rec.Data, v); err != nil {
 		slog.Debug("store: unreadable app record", "seq", rec.Seq, "kind", rec.Kind, "err", err)
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"os"
 
-	gojson "github.com/goccy/go-json"
+	"mnote/internal/jsonscan"
 )
 
 // Record is one transcript line.
@@ -206,10 +206,10 @@ func parseFast(b []byte, lazy bool) (rec Record, ok bool) {
 		return rec, false
 	}
 	if lazy {
-		if bytes.Contains(data, gluedRecord) && !validJSON(data) {
+		if bytes.Contains(data, gluedRecord) && !jsonscan.Valid(data) {
 			return rec, false
 		}
-	} else if !validJSON(data) {
+	} else if !jsonscan.Valid(data) {
 		return rec, false
 	}
 	rec.V = int(v)
@@ -228,11 +228,11 @@ type slowRecord struct {
 }
 
 func parseSlow(line []byte) (Record, bool) {
-	if !validJSON(line) {
+	if !jsonscan.Valid(line) {
 		return Record{}, false
 	}
 	var sr slowRecord
-	if err := gojson.Unmarshal(line, &sr); err != nil {
+	if err := jsonscan.Decode(line, &sr); err != nil {
 		return Record{}, false
 	}
 	if sr.V == nil || *sr.V < 1 || sr.Dir == "" || sr.Kind == "" || len(sr.Data) == 0 {

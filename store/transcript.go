@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"mnote/internal/jsonscan"
 )
 
 // fileWriter is what a Writer writes to: the transcript *os.File, or a
@@ -276,7 +278,7 @@ func appendRecordHead(dst []byte, seq, ts int64, dir, kind string) []byte {
 	dst = append(dst, `,"dir":"`...)
 	dst = append(dst, dir...)
 	dst = append(dst, `","kind":`...)
-	dst = AppendJSONString(dst, kind)
+	dst = jsonscan.AppendString(dst, kind)
 	return append(dst, `,"data":`...)
 }
 
@@ -309,7 +311,7 @@ func MalformedData(line []byte) []byte {
 		s = s[:cut]
 	}
 	out := make([]byte, 0, len(s)+len(suffix)+16)
-	return AppendJSONString(out, string(s)+suffix)
+	return jsonscan.AppendString(out, string(s)+suffix)
 }
 
 // Flush writes the buffered records to the file (no fsync).

@@ -3,6 +3,7 @@ package thread
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -10,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	gojson "github.com/goccy/go-json"
+	"mnote/internal/jsonscan"
 )
 
 // Apply applies one session/update. It returns what changed, or an error
@@ -75,7 +76,7 @@ func (t *Thread) apply(u *Update) (Change, error) {
 		t.currentMode = *u.CurrentModeID
 		return Change{Op: OpMeta, Kind: MetaMode}, nil
 	case KindConfigOptionUpdate:
-		if !isNull(u.ConfigOptions) && !gojson.Valid(u.ConfigOptions) {
+		if !isNull(u.ConfigOptions) && !jsonscan.Valid(u.ConfigOptions) {
 			return Change{}, fmt.Errorf("thread: %s: malformed configOptions: %w", u.SessionUpdate, ErrInvalidUpdate)
 		}
 		t.configOptions = nil
@@ -113,7 +114,19 @@ func decodeList[T any](raw json.RawMessage, out *[]T) error {
 		*out = nil
 		return nil
 	}
-	if err := gojson.Unmarshal(raw, out); err != nil {
+	switch o := any(out).(type) {
+	case *[]ToolCallContent:
+		if l, ok := toolContents(raw); ok {
+			*o = l
+			return nil
+		}
+	case *[]Location:
+		if l, ok := locations(raw); ok {
+			*o = l
+			return nil
+		}
+	}
+	if err := jsonscan.Decode(raw, out); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
 	}
 	return nil
@@ -190,12 +203,12 @@ func chunkContent(raw json.RawMessage) (string, *Block, error) {
 		return "", nil, nil
 	}
 	var cb ContentBlock
-	if err := gojson.Unmarshal(raw, &cb); err != nil {
-		if i := skipWS(raw, 0); i < len(raw) && raw[i] == '{' && gojson.Valid(raw) {
+	if err := jsonscan.Decode(raw, &cb); err != nil {
+		if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' && jsonscan.Valid(raw) {
 			var typ struct {
 				Type string `json:"type"`
 			}
-			_ = gojson.Unmarshal(raw, &typ) // best effort: the type may be the odd field
+			_ = jsonscan.Decode(raw, &typ) // best effort: the type may be the odd field
 			return "", &Block{Type: typ.Type, Raw: cloneRaw(raw)}, nil
 		}
 		return "", nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
@@ -249,7 +262,7 @@ func (t *Thread) noteMetaUsage(meta json.RawMessage) bool {
 	var m struct {
 		Usage json.RawMessage `json:"usage"`
 	}
-	if err := gojson.Unmarshal(meta, &m); err != nil {
+	if err := jsonscan.Decode(meta, &m); err != nil {
 		return false // _meta is free-form; a shape we do not know is ignored
 	}
 	tokens, _ := parseTokens(m.Usage)
@@ -275,18 +288,26 @@ func parseTokens(raw json.RawMessage) (map[string]int64, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
-	var fields map[string]json.RawMessage
-	if err := gojson.Unmarshal(raw, &fields); err != nil {
-		return nil, err
+	m, ok := jsonscan.Object(raw, 0)
+	if !ok {
+		return nil, errors.New("usage is not an object")
 	}
-	out := make(map[string]int64, len(fields))
-	for k, v := range fields {
-		s := string(bytes.TrimSpace(v))
+	out := make(map[string]int64, 4)
+	for m.Next() {
+		k, kok := m.KeyText()
+		v, ok := m.Value()
+		if !ok || !kok {
+			continue // Close reports a malformed value; an odd key is not a count
+		}
+		s := string(v)
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			out[k] = n
-		} else if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		} else if f, err := strconv.ParseFloat(s, 64); err == nil && v[0] != '"' && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			out[k] = int64(math.Round(f))
 		}
+	}
+	if end, ok := m.Close(); !ok || jsonscan.SkipSpace(raw, end) != len(raw) {
+		return nil, errors.New("malformed usage object")
 	}
 	return out, nil
 }
@@ -401,7 +422,7 @@ func (t *Thread) ApplySessionResult(result json.RawMessage) (Change, error) {
 		} `json:"models"`
 		ConfigOptions json.RawMessage `json:"configOptions"`
 	}
-	if err := gojson.Unmarshal(result, &r); err != nil {
+	if err := jsonscan.Decode(result, &r); err != nil {
 		return Change{}, fmt.Errorf("thread: session result: %w: %w", ErrInvalidUpdate, err)
 	}
 	if r.Modes == nil && r.ConfigOptions == nil && r.Models == nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	gojson "github.com/goccy/go-json"
+	"mnote/internal/jsonscan"
 )
 
 // MethodReasonixStatus is Reasonix's vendor notification carrying its
@@ -50,7 +50,7 @@ func ParseCacheStatus(method string, params json.RawMessage) (cu CacheUsage, ok 
 			} `json:"usage"`
 		} `json:"status"`
 	}
-	if err := gojson.Unmarshal(params, &p); err != nil {
+	if err := jsonscan.Decode(params, &p); err != nil {
 		return CacheUsage{}, false, fmt.Errorf("thread: %s: %w: %w", method, ErrInvalidUpdate, err)
 	}
 	u := p.Status.Usage

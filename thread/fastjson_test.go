@@ -2,6 +2,7 @@ package thread
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -86,4 +87,46 @@ func BenchmarkTextBlock(b *testing.B) {
 			}
 		}
 	})
+}
+
+// toolContents and locations decode what encoding/json decodes whenever
+// they answer, and answer for the shapes agents send.
+func FuzzToolContents(f *testing.F) {
+	for _, s := range []string{
+		`[{"type":"content","content":{"type":"text","text":"done"}}]`,
+		`[{"type":"diff","path":"/ws/a.md","oldText":null,"newText":"b"},{"type":"terminal","terminalId":"t1"}]`,
+		`[{"type":"diff","path":"/a","oldText":"x","newText":"中文"}]`, `[]`, ` [ ] `,
+		`[{"Type":"diff"}]`, `[{"type":"diff","type":"content"}]`, `[{"type":5}]`, `[1]`, `[{"path":"a"},]`,
+		`[{"path":"/a","line":3},{"path":"/b","line":null},{"path":"/c"}]`, `[{"path":"/a","line":1.5}]`, `[{"path":"/a","Line":2}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, ok := toolContents(b); ok {
+			var ref []ToolCallContent
+			if err := json.Unmarshal(b, &ref); err != nil || !reflect.DeepEqual(got, ref) && !(len(got) == 0 && len(ref) == 0) {
+				t.Fatalf("toolContents(%q) = %+v; encoding/json %+v (%v)", b, got, ref, err)
+			}
+		}
+		if got, ok := locations(b); ok {
+			var ref []Location
+			if err := json.Unmarshal(b, &ref); err != nil || !reflect.DeepEqual(got, ref) && !(len(got) == 0 && len(ref) == 0) {
+				t.Fatalf("locations(%q) = %+v; encoding/json %+v (%v)", b, got, ref, err)
+			}
+		}
+	})
+}
+
+func TestToolContentsTakeAgentShapes(t *testing.T) {
+	for _, s := range []string{
+		`[{"type":"content","content":{"type":"text","text":"done"}}]`,
+		`[{"type":"diff","path":"/ws/a.md","oldText":null,"newText":"b"},{"type":"terminal","terminalId":"t1"}]`,
+	} {
+		if _, ok := toolContents([]byte(s)); !ok {
+			t.Errorf("toolContents refused %s", s)
+		}
+	}
+	if l, ok := locations([]byte(`[{"path":"/a","line":3}]`)); !ok || len(l) != 1 || *l[0].Line != 3 {
+		t.Errorf("locations = %+v, %v", l, ok)
+	}
 }

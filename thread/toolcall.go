@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	gojson "github.com/goccy/go-json"
 )
 
 // applyToolCall creates or merges a tool call from a tool_call or
@@ -110,7 +108,7 @@ func isFinal(status string) bool {
 // tool_call_update) and marks it awaiting_permission with the options.
 func (t *Thread) PermissionRequested(toolCall json.RawMessage, options json.RawMessage) (Change, error) {
 	var u Update
-	if err := gojson.Unmarshal(toolCall, &u); err != nil {
+	if err := decodeUpdateObject(toolCall, &u); err != nil {
 		return Change{}, fmt.Errorf("thread: permission toolCall: %w: %w", ErrInvalidUpdate, err)
 	}
 	var opts []PermissionOption

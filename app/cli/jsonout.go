@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"mnote/store"
+	"mnote/internal/jsonscan"
 )
 
 // lineWriter writes lines through a buffer that is flushed on demand or, for
@@ -63,7 +63,7 @@ func (lw *lineWriter) writeText(head []byte, s string, tail string, flush bool) 
 		for n < len(s) && n > 1 && !utf8.RuneStart(s[n]) {
 			n-- // a piece ends on a character boundary
 		}
-		buf = store.AppendJSONString(buf[:0], s[:n])
+		buf = jsonscan.AppendString(buf[:0], s[:n])
 		lw.put(buf[1 : len(buf)-1])
 		s = s[n:]
 	}
@@ -111,14 +111,14 @@ type jsonLine struct{ b []byte }
 
 func (j *jsonLine) start(typ string) {
 	j.b = append(j.b[:0], `{"type":`...)
-	j.b = store.AppendJSONString(j.b, typ)
+	j.b = jsonscan.AppendString(j.b, typ)
 }
 
 func (j *jsonLine) str(k, v string) {
 	j.b = append(j.b, ',')
-	j.b = store.AppendJSONString(j.b, k)
+	j.b = jsonscan.AppendString(j.b, k)
 	j.b = append(j.b, ':')
-	j.b = store.AppendJSONString(j.b, v)
+	j.b = jsonscan.AppendString(j.b, v)
 }
 
 func (j *jsonLine) optStr(k string, v *string) {
@@ -129,7 +129,7 @@ func (j *jsonLine) optStr(k string, v *string) {
 
 func (j *jsonLine) int(k string, v int64) {
 	j.b = append(j.b, ',')
-	j.b = store.AppendJSONString(j.b, k)
+	j.b = jsonscan.AppendString(j.b, k)
 	j.b = append(j.b, ':')
 	j.b = strconv.AppendInt(j.b, v, 10)
 }
@@ -139,7 +139,7 @@ func (j *jsonLine) raw(k string, v json.RawMessage) {
 		return
 	}
 	j.b = append(j.b, ',')
-	j.b = store.AppendJSONString(j.b, k)
+	j.b = jsonscan.AppendString(j.b, k)
 	j.b = append(j.b, ':')
 	j.b = append(j.b, v...)
 }

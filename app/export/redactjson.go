@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"mnote/store"
+	"mnote/internal/jsonscan"
 	"mnote/thread"
 )
 
@@ -41,9 +41,9 @@ func (r *Redactor) appendNode(dst []byte, n *node, hide bool) []byte {
 	switch n.kind {
 	case '"':
 		if hide && !plainValue(n.str) {
-			return store.AppendJSONString(dst, Redacted)
+			return jsonscan.AppendString(dst, Redacted)
 		}
-		return store.AppendJSONString(dst, r.String(n.str))
+		return jsonscan.AppendString(dst, r.String(n.str))
 	case '[':
 		dst = append(dst, '[')
 		for i, v := range n.vals {
@@ -66,7 +66,7 @@ func (r *Redactor) appendNode(dst []byte, n *node, hide bool) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = store.AppendJSONString(dst, r.String(k))
+			dst = jsonscan.AppendString(dst, r.String(k))
 			dst = append(dst, ':')
 			dst = r.appendNode(dst, n.vals[i], secretKey(k) || hideValue && k == "value")
 		}

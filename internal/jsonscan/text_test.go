@@ -1,4 +1,4 @@
-package store
+package jsonscan
 
 import (
 	"encoding/json"
@@ -15,13 +15,13 @@ var jsonStringCases = []string{
 	"<html> & 'quotes' \u2028 \u2029",
 }
 
-// AppendJSONString writes what encoding/json reads back as the same text
+// AppendString writes what encoding/json reads back as the same text
 // (invalid UTF-8 as U+FFFD), at every alignment of the special bytes.
-func TestAppendJSONString(t *testing.T) {
+func TestAppendString(t *testing.T) {
 	for _, c := range jsonStringCases {
 		for pad := range 9 {
 			s := strings.Repeat("p", pad) + c
-			out := AppendJSONString([]byte("x"), s)
+			out := AppendString([]byte("x"), s)
 			var got string
 			if out[0] != 'x' || json.Unmarshal(out[1:], &got) != nil {
 				t.Fatalf("%q: invalid JSON %q", s, out)
@@ -39,12 +39,12 @@ func TestAppendJSONString(t *testing.T) {
 	}
 }
 
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppendString(f *testing.F) {
 	for _, c := range jsonStringCases {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := AppendJSONString(nil, s)
+		out := AppendString(nil, s)
 		var got, ref string
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("%q: invalid JSON %q: %v", s, out, err)
@@ -57,11 +57,11 @@ func FuzzAppendJSONString(f *testing.F) {
 	})
 }
 
-func BenchmarkAppendJSONString(b *testing.B) {
+func BenchmarkAppendString(b *testing.B) {
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 1<<14) // 720 KiB of prose
 	buf := make([]byte, 0, 2*len(text))
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		buf = AppendJSONString(buf[:0], text)
+		buf = AppendString(buf[:0], text)
 	}
 }
