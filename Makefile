@@ -4,7 +4,8 @@
 #   make test    set up and run every test (what .ci/run does)
 #   make build   build/bin/mnote (the command line, no GTK), mnote-app (the window),
 #                mnote-controlplane (+ mnote-testagent for the tests)
-#   make package dist/: .deb, .rpm and .tar.gz (make package-test: install the .deb in a chroot)
+#   make package dist/: .deb, .rpm and .tar.gz (make package-test: install the .deb in a chroot;
+#                make check-size: the installed size against its 25 MB budget)
 #   make bench   Go benchmarks, bench/*/run.sh and the window's PSS
 #   make install the app for one user under PREFIX (default ~/.local)
 #   make deps    install missing system packages, download Go modules
@@ -75,6 +76,7 @@ test:
 	   $(TIMED) agents   scripts/agents.sh && \
 	   $(TIMED) e2e-agents env MNOTE_E2E_AGENTS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 6m ./e2e/agents/ && \
 	   $(TIMED) build    $(MAKE) build && \
+	   $(TIMED) size     $(MAKE) check-size && \
 	   $(TIMED) window   e2e/window/run.sh && \
 	   $(TIMED) win-chat e2e/window/chat.sh && \
 	   $(TIMED) web-e2e  e2e/web/run.sh && \
@@ -103,11 +105,16 @@ clean:
 # and a portable mnote-*.tar.gz with install.sh for ~/.local. Depends follow
 # the WebKitGTK the window was built against (WEBKIT_TAG).
 DIST := dist
-.PHONY: package package-test
+.PHONY: package package-test check-size
 package: build
 	@rm -f $(DIST)/mnote[_-]*
 	cd build/package && $(GO) run . -root ../.. -version '$(VERSION)' -webkit $(if $(WEBKIT_TAG),4.1,4.0) -out ../../$(DIST)
 	@ls -l $(DIST) $(BIN)/mnote $(BIN)/mnote-app
+
+# The installed app's size against its budget (build/package/main.go:
+# maxInstalled), without packaging; make package checks it too.
+check-size:
+	cd build/package && $(GO) run . -root ../.. -check-size
 
 # Slow (minutes, root): installs the .deb in a fresh Debian chroot with apt,
 # starts the installed window under Xvfb and screenshots it, runs

@@ -51,8 +51,15 @@ func main() {
 	version := flag.String("version", "dev", "the version (git describe)")
 	webkit := flag.String("webkit", "4.1", "the WebKitGTK API the window links: 4.1 or 4.0")
 	out := flag.String("out", "../../dist", "where the packages go")
+	checkSize := flag.Bool("check-size", false, "only check the installed size against the budget (make test)")
 	flag.Parse()
-	if err := run(*root, *version, *webkit, *out); err != nil {
+	var err error
+	if *checkSize {
+		err = checkBudget(*root)
+	} else {
+		err = run(*root, *version, *webkit, *out)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "package:", err)
 		os.Exit(1)
 	}
@@ -73,6 +80,9 @@ func run(root, version, webkit, out string) error {
 	}
 	tree, err := layout(root, stage)
 	if err != nil {
+		return err
+	}
+	if err := tree.withinBudget(); err != nil {
 		return err
 	}
 	v := debVersion(version)
@@ -151,6 +161,47 @@ type file struct {
 }
 
 type tree []file
+
+// maxInstalled is the budget for everything the package installs: a
+// desktop app under 25 MB (the command line and the window together, with
+// their icons and man page).
+const maxInstalled = 25_000_000
+
+// withinBudget prints the installed size and fails when it is over
+// maxInstalled.
+func (t tree) withinBudget() error {
+	var total int64
+	var parts []string
+	for _, f := range t {
+		fi, err := os.Stat(f.src)
+		if err != nil {
+			return err
+		}
+		total += fi.Size()
+		if f.mode&0o111 != 0 {
+			parts = append(parts, fmt.Sprintf("%s %.2f MB", f.rel, float64(fi.Size())/1e6))
+		}
+	}
+	fmt.Printf("installed size: %.2f MB of %.0f MB (%s, the rest %d files)\n", float64(total)/1e6, float64(maxInstalled)/1e6, strings.Join(parts, ", "), len(t)-len(parts))
+	if total > maxInstalled {
+		return fmt.Errorf("the installed app is %.2f MB, over its %.0f MB budget: see what grew with `go tool nm -size -sort size` on an unstripped build, or `go version -m build/bin/mnote` for a new module", float64(total)/1e6, float64(maxInstalled)/1e6)
+	}
+	return nil
+}
+
+// checkBudget lays the package out and checks its size, without packaging.
+func checkBudget(root string) error {
+	stage, err := os.MkdirTemp("", "mnote-package-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	t, err := layout(root, stage)
+	if err != nil {
+		return err
+	}
+	return t.withinBudget()
+}
 
 // layout stages every installed file: both binaries, the .desktop entry,
 // the icons, the man page.
