@@ -2,6 +2,7 @@ package thread
 
 import (
 	"bytes"
+	"slices"
 
 	"mnote/internal/jsonscan"
 )
@@ -98,80 +99,67 @@ func scanKey(b []byte, i int) (start, end int, escaped, ok bool) {
 // is false whenever it is not sure encoding/json would decode the same
 // (as for ParseUpdateLine), and the caller decodes it.
 func toolContents(b []byte) ([]ToolCallContent, bool) {
-	a, ok := jsonscan.Array(b, 0)
-	if !ok {
-		return nil, false
-	}
-	out := make([]ToolCallContent, 0, 1)
-	for a.Next() {
-		var c ToolCallContent
-		m, ok := jsonscan.Object(b, a.Start)
-		if !ok {
-			return nil, false
-		}
-		var seen uint8
-		for m.Next() {
-			if m.KeyEscaped {
-				return nil, false
-			}
-			var bit uint8
-			ok := true
+	return objectList(b, []string{"type", "content", "path", "oldText", "newText", "terminalId"},
+		func(m *jsonscan.Members, c *ToolCallContent) (ok bool) {
 			switch string(m.Key) {
 			case "type":
-				bit = 1
 				c.Type, ok = m.Text()
 			case "content":
-				bit = 2
 				var v []byte
 				v, ok = m.Value()
 				c.Content = bytes.Clone(v)
 			case "path":
-				bit = 4
 				c.Path, ok = m.Text()
 			case "oldText":
-				bit = 8
 				var v []byte
 				if v, ok = m.Value(); ok {
 					c.OldText, ok = optString(v)
 				}
 			case "newText":
-				bit = 16
 				c.NewText, ok = m.Text()
 			case "terminalId":
-				bit = 32
 				c.TerminalID, ok = m.Text()
-			default:
-				if jsonscan.FoldsTo(m.Key, "type", "content", "path", "oldText", "newText", "terminalId") {
-					return nil, false
-				}
-				continue
 			}
-			if !ok || seen&bit != 0 {
-				return nil, false
-			}
-			seen |= bit
-		}
-		end, ok := m.Close()
-		if !ok {
-			return nil, false
-		}
-		a.Resume(end, true)
-		out = append(out, c)
-	}
-	end, ok := a.Close()
-	return out, ok && jsonscan.SkipSpace(b, end) == len(b)
+			return ok
+		})
 }
 
 // locations decodes a tool call's locations without reflection, as
 // toolContents does its content.
 func locations(b []byte) ([]Location, bool) {
+	return objectList(b, []string{"path", "line"}, func(m *jsonscan.Members, l *Location) (ok bool) {
+		switch string(m.Key) {
+		case "path":
+			l.Path, ok = m.Text()
+		case "line":
+			var v []byte
+			if v, ok = m.Value(); !ok || string(v) == "null" {
+				return ok
+			}
+			var n *int64
+			if n, ok = optInt(v); ok && int64(int(*n)) == *n {
+				line := int(*n)
+				l.Line = &line
+				return true
+			}
+			return false
+		}
+		return ok
+	})
+}
+
+// objectList decodes a JSON list of objects of type T whose members are
+// names (at most 8): member reads the one m is at into *T. ok is false for
+// anything encoding/json might decode differently: escaped, repeated or
+// case-variant names, or a member that does not read.
+func objectList[T any](b []byte, names []string, member func(m *jsonscan.Members, v *T) bool) ([]T, bool) {
 	a, ok := jsonscan.Array(b, 0)
 	if !ok {
 		return nil, false
 	}
-	out := make([]Location, 0, 1)
+	out := make([]T, 0, 1)
 	for a.Next() {
-		var l Location
+		var v T
 		m, ok := jsonscan.Object(b, a.Start)
 		if !ok {
 			return nil, false
@@ -181,41 +169,24 @@ func locations(b []byte) ([]Location, bool) {
 			if m.KeyEscaped {
 				return nil, false
 			}
-			var bit uint8
-			ok := true
-			switch string(m.Key) {
-			case "path":
-				bit = 1
-				l.Path, ok = m.Text()
-			case "line":
-				bit = 2
-				var v []byte
-				if v, ok = m.Value(); ok && string(v) != "null" {
-					var n *int64
-					if n, ok = optInt(v); ok && int64(int(*n)) == *n {
-						line := int(*n)
-						l.Line = &line
-					} else {
-						ok = false
-					}
-				}
-			default:
-				if jsonscan.FoldsTo(m.Key, "path", "line") {
+			f := slices.Index(names, string(m.Key))
+			if f < 0 {
+				if jsonscan.FoldsTo(m.Key, names...) {
 					return nil, false
 				}
 				continue
 			}
-			if !ok || seen&bit != 0 {
+			if seen&(1<<f) != 0 || !member(&m, &v) {
 				return nil, false
 			}
-			seen |= bit
+			seen |= 1 << f
 		}
 		end, ok := m.Close()
 		if !ok {
 			return nil, false
 		}
 		a.Resume(end, true)
-		out = append(out, l)
+		out = append(out, v)
 	}
 	end, ok := a.Close()
 	return out, ok && jsonscan.SkipSpace(b, end) == len(b)

@@ -338,12 +338,8 @@ func skipNumber(b []byte, i int) (int, bool) {
 		return i, false
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
+		var ok bool
+		if i, ok = digits(b, i+1); !ok {
 			return i, false
 		}
 	}
@@ -352,13 +348,16 @@ func skipNumber(b []byte, i int) (int, bool) {
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return i, false
-		}
+		return digits(b, i)
 	}
 	return i, true
+}
+
+// digits skips one or more digits.
+func digits(b []byte, i int) (int, bool) {
+	start := i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i, i > start
 }
