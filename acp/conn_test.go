@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -198,6 +199,36 @@ func TestMalformedAndUnknown(t *testing.T) {
 	}
 	if !strings.Contains(h.Text(), "request craft/drainMidTurnQueue: error -32601") || !strings.HasSuffix(h.Text(), "ok") {
 		t.Fatalf("text: %q", h.Text())
+	}
+}
+
+// 5b. Lines nested deeper than encoding/json allows (an agent stalling
+// the client with one line: the decoders behind the fast paths have no
+// nesting limit of their own) are malformed lines, refused at once.
+func TestDeeplyNestedLines(t *testing.T) {
+	a := startAgent(t, "", acp.Options{})
+	h := newRecorder()
+	s, _ := newSession(t, a, h, nil)
+	deep := strings.Repeat("[", 300_000) + strings.Repeat("]", 300_000)
+	raw := func(line string) string {
+		b, _ := json.Marshal(map[string]string{"raw": line})
+		return string(b)
+	}
+	start := time.Now()
+	res := prompt(t, s, acptest.Steps(
+		raw(`{"jsonrpc":"2.0","id":77,"method":"session/elicitation","params":{"sessionId":"x","requestedSchema":`+deep+`}}`),
+		raw(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"x","update":{"sessionUpdate":"agent_message_chunk","content":`+deep+`}}}`),
+		raw(`{"jsonrpc":"2.0","method":"_vendor/status","params":`+deep+`}`),
+		`{"message":"still here"}`,
+	))
+	if res.StopReason != acp.StopEndTurn || !strings.HasSuffix(h.Text(), "still here") {
+		t.Fatalf("stop %q, text %q", res.StopReason, h.Text())
+	}
+	if len(h.bad) != 3 {
+		t.Fatalf("%d bad lines, want the 3 nested ones", len(h.bad))
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("the nested lines took %s", took)
 	}
 }
 
