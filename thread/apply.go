@@ -302,7 +302,7 @@ func parseTokens(raw json.RawMessage) (map[string]int64, error) {
 		s := string(v)
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			out[k] = n
-		} else if f, err := strconv.ParseFloat(s, 64); err == nil && v[0] != '"' && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		} else if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			out[k] = int64(math.Round(f))
 		}
 	}
