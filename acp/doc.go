@@ -1,8 +1,9 @@
 // Package acp runs agents that speak the Agent Client Protocol (JSON-RPC 2.0,
 // one JSON object per line on the agent's stdin and stdout) and talks to them.
 //
-// It owns everything about agent processes: spawning them in their own process
-// group with stderr captured, stopping them gracefully (session/cancel, close
+// It owns everything about agent processes: spawning them in their own session
+// (package procguard: nothing of it outlives mnote, even a killed one) with
+// stderr captured, stopping them gracefully (session/cancel, close
 // stdin, SIGTERM, SIGKILL) and detecting their exit at once; the JSON-RPC
 // connection; and the handlers for agent→client requests (permission, fs).
 //
@@ -41,13 +42,17 @@
 //     refuses them all. There is no fallback confinement here.
 //   - terminal/* requests (terminal.go; offered in initialize, with
 //     auth.terminal) run the command in a pseudo-terminal, in a session and
-//     process group of its own, in a folder beneath the session's cwd
-//     (opened through os.Root: no "..", no symlink out; refused and
-//     reported otherwise), with the agent's environment plus the request's.
+//     process group of its own, in a folder beneath the session's cwd,
+//     opened by the session's FS when it opens folders (DirOpener: the
+//     workspace's, with the rules and denied folders of fs/*), else through
+//     os.Root (no "..", no symlink out); refused and reported otherwise. It
+//     runs with the agent's environment plus the request's.
 //     Output keeps the last outputByteLimit bytes (default
 //     DefaultTerminalOutput), cut at a character boundary; exits report the
-//     code or the signal name. Kill, release and the session's end SIGKILL
-//     the whole group and wait until none of it runs; a child that left the
-//     group (setsid) is out of reach, but never makes release hang. A
-//     session without a TerminalConfig refuses them all.
+//     code or the signal name. Kill SIGKILLs the command's process group;
+//     release and the session's end SIGKILL the command's whole session
+//     (and the descendants of its processes) and wait until none of it
+//     runs; a child that left the session (setsid) and its parent is out
+//     of reach, but never makes release hang. A session without a
+//     TerminalConfig refuses them all.
 package acp

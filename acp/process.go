@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"mnote/acp/procguard"
 )
 
 // ProcSpec is how to start one agent process.
@@ -32,10 +34,12 @@ type ProcSpec struct {
 	StderrTail int
 }
 
-// Process is a running agent: its own process group, stdin as a pipe with
-// write deadlines, stdout for the connection and stderr captured.
+// Process is a running agent: its own session (procguard: nothing of it
+// outlives mnote), stdin as a pipe with write deadlines, stdout for the
+// connection and stderr captured.
 type Process struct {
 	cmd    *exec.Cmd
+	guard  *procguard.Session
 	stdin  *os.File
 	stdout *os.File
 	stderr *ring
@@ -99,7 +103,11 @@ func StartProcess(spec ProcSpec, log *slog.Logger) (*Process, error) {
 	cmd.Env = spec.Env
 	cmd.Dir = spec.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A session of its own: no controlling terminal (a tool asking for a
+	// password on /dev/tty cannot take over the terminal mnote runs in),
+	// and the whole of it is found and ended with the agent, or by
+	// procguard's watchdog if mnote is killed.
+	cmd.SysProcAttr = procguard.Attr()
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, fmt.Errorf("start agent %s: %w", spec.Path, err)
@@ -108,6 +116,7 @@ func StartProcess(spec ProcSpec, log *slog.Logger) (*Process, error) {
 
 	p := &Process{
 		cmd:    cmd,
+		guard:  procguard.Track(cmd.Process.Pid),
 		stdin:  inW,
 		stdout: outR,
 		stderr: newRing(spec.StderrTail),
@@ -140,8 +149,10 @@ func StartProcess(spec ProcSpec, log *slog.Logger) (*Process, error) {
 		p.exitErr, p.exitCode = err, cmd.ProcessState.ExitCode()
 		p.log.Debug("agent exited", "code", p.exitCode, "err", err)
 		close(p.done)
-		// Whatever is left of the group goes with its leader.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// Whatever is left of the session goes with its leader.
+		if !p.guard.End(2 * time.Second) {
+			p.log.Warn("processes of the agent's session are still running after it exited")
+		}
 	}()
 	return p, nil
 }
@@ -168,7 +179,7 @@ func (p *Process) copyStderr(r *os.File, logFile *stderrLog) {
 	}
 }
 
-// Pid is the process id (and process group id) of the agent.
+// Pid is the process id (and process group and session id) of the agent.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Done is closed as soon as the process has exited and been reaped.
@@ -215,9 +226,10 @@ func (p *Process) Signal(sig syscall.Signal) {
 	}
 }
 
-// Kill kills the whole process group at once and waits for the exit.
+// Kill kills the agent's whole session (and what its processes started
+// outside it) at once and waits for the exit.
 func (p *Process) Kill() {
-	p.Signal(syscall.SIGKILL)
+	p.guard.Kill()
 	<-p.done
 }
 

@@ -117,7 +117,7 @@ func (a *Agent) newSessionObj(id string, cfg SessionConfig) (*Session, error) {
 	}
 	s := &Session{a: a, id: id, h: cfg.Handler, b: cfg.Broker, fs: fsys, el: cfg.Elicitor}
 	if cfg.Terminals != nil {
-		s.ts = newTerminals(cfg.Terminals, cfg.Cwd, a.env)
+		s.ts = newTerminals(cfg.Terminals, cfg.Cwd, a.env, cfg.FS)
 	}
 	s.permCtx, s.permCancel = context.WithCancel(context.Background())
 	return s, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"mnote/acp/procguard"
 	"mnote/internal/jsonscan"
 )
 
@@ -25,8 +26,8 @@ import (
 // command in a pseudo-terminal, in its own session and process group,
 // inside the session's folder; terminal/output, terminal/wait_for_exit,
 // terminal/kill and terminal/release follow the ACP schema. Release (and
-// the session's end) kills whatever of the command's process group still
-// runs and waits until it is gone.
+// the session's end) kills whatever of the command's session still runs
+// and waits until it is gone; procguard ends it if mnote is killed.
 
 // Terminal limits.
 const (
@@ -91,11 +92,22 @@ func (e TerminalExit) wire() *acpsdk.TerminalExitStatus {
 	return st
 }
 
+// DirOpener is a FileSystem that also opens folders for the agent
+// (workspace.AgentFS): a session whose FS is one has its terminals'
+// working directories opened by it, so a terminal reaches no folder the
+// fs/* requests may not (mnote's own data included). OpenDir takes an
+// absolute path and returns the folder opened and its absolute path; its
+// errors refuse the terminal/create.
+type DirOpener interface {
+	OpenDir(path string) (dir *os.File, abs string, err error)
+}
+
 // terminals are one session's terminals.
 type terminals struct {
 	cfg  *TerminalConfig
-	root string   // the session's folder
-	env  []string // the agent's environment
+	root string    // the session's folder
+	env  []string  // the agent's environment
+	dirs DirOpener // the session's FS when it is one
 
 	mu     sync.Mutex
 	byID   map[string]*terminal
@@ -104,11 +116,12 @@ type terminals struct {
 
 // terminal is one command in a pseudo-terminal.
 type terminal struct {
-	info TerminalInfo
-	obs  TerminalObserver
-	cmd  *exec.Cmd
-	pty  *os.File
-	pgid int
+	info  TerminalInfo
+	obs   TerminalObserver
+	cmd   *exec.Cmd
+	pty   *os.File
+	pgid  int
+	guard *procguard.Session
 
 	mu        sync.Mutex
 	buf       []byte // the output; the last info.OutputByteLimit bytes are kept
@@ -122,11 +135,12 @@ type terminal struct {
 
 var errNoTerminals = &RPCError{Code: CodeInvalidParams, Message: "refused: this session gives the agent no terminals"}
 
-func newTerminals(cfg *TerminalConfig, root string, env []string) *terminals {
+func newTerminals(cfg *TerminalConfig, root string, env []string, fsys FileSystem) *terminals {
 	if env == nil {
 		env = os.Environ()
 	}
-	return &terminals{cfg: cfg, root: root, env: env, byID: make(map[string]*terminal)}
+	dirs, _ := fsys.(DirOpener)
+	return &terminals{cfg: cfg, root: root, env: env, dirs: dirs, byID: make(map[string]*terminal)}
 }
 
 // serve answers one terminal/* request.
@@ -213,7 +227,7 @@ func (ts *terminals) create(p *acpsdk.CreateTerminalRequest) (string, *RPCError)
 		}
 		limit = min(*p.OutputByteLimit, MaxTerminalOutput)
 	}
-	dir, abs, err := confineDir(ts.root, cwd)
+	dir, abs, err := ts.openDir(cwd)
 	if err != nil {
 		return "", ts.refuse(p, cwd, err.Error())
 	}
@@ -244,8 +258,9 @@ func (ts *terminals) create(p *acpsdk.CreateTerminalRequest) (string, *RPCError)
 	// The child changes into the folder opened (and checked) above, not
 	// into a path that could be swapped for a symlink meanwhile.
 	cmd.Dir = procDir(dir, abs)
-	f, err := pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 24, Cols: 120},
-		&syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL})
+	attr := procguard.Attr()
+	attr.Setctty = true
+	f, err := pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 24, Cols: 120}, attr)
 	if err != nil {
 		ts.mu.Unlock()
 		return "", ts.refuse(p, cwd, "the command did not start: "+err.Error())
@@ -254,6 +269,7 @@ func (ts *terminals) create(p *acpsdk.CreateTerminalRequest) (string, *RPCError)
 		f = pf
 	}
 	t.cmd, t.pty, t.pgid = cmd, f, cmd.Process.Pid
+	t.guard = procguard.Track(t.pgid)
 	t.info.Pid = t.pgid
 	ts.byID[id] = t
 	ts.mu.Unlock()
@@ -426,8 +442,8 @@ func (t *terminal) signalGroup(sig syscall.Signal) {
 	}
 }
 
-// releaseOne kills what is left of the terminal's process group, waits
-// until it is gone, closes the pty and forgets the terminal.
+// releaseOne kills what is left of the terminal's session, waits until it
+// is gone, closes the pty and forgets the terminal.
 func (ts *terminals) releaseOne(t *terminal) {
 	ts.mu.Lock()
 	if ts.byID[t.info.ID] == t {
@@ -435,11 +451,12 @@ func (ts *terminals) releaseOne(t *terminal) {
 	}
 	ts.mu.Unlock()
 	t.release.Do(func() {
-		// The group outlives its leader when a background child runs on:
-		// kill it whether or not the command itself exited.
-		t.signalGroup(syscall.SIGKILL)
+		// The session outlives its leader when a background child runs
+		// on (nohup, a double fork, a job in a group of its own): kill it
+		// whether or not the command itself exited.
+		t.guard.End(2 * time.Second)
+		t.signalGroup(syscall.SIGKILL) // without /proc: the group at least
 		<-t.done
-		waitGroupGone(t.pgid, 2*time.Second)
 		t.pty.Close()
 		<-t.readDone
 		if t.obs != nil {
@@ -467,14 +484,26 @@ func (ts *terminals) closeAll() {
 	wg.Wait()
 }
 
-// waitGroupGone waits (up to d) until no live process is left in the
-// process group pgid; zombies waiting for their reaper do not count.
-func waitGroupGone(pgid int, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for groupAlive(pgid) && time.Now().Before(deadline) {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		time.Sleep(5 * time.Millisecond)
+// openDir opens the command's working directory cwd (absolute, or
+// relative to the session's folder; empty is the folder itself) through
+// the session's FS when it opens folders (DirOpener), else confineDir.
+func (ts *terminals) openDir(cwd string) (*os.File, string, error) {
+	if ts.dirs == nil {
+		return confineDir(ts.root, cwd)
 	}
+	p := cwd
+	switch {
+	case p == "":
+		p = ts.root
+	case !filepath.IsAbs(p):
+		// Not cleaned: a ".." stays for the opener to refuse.
+		p = strings.TrimSuffix(ts.root, string(filepath.Separator)) + string(filepath.Separator) + p
+	}
+	dir, abs, err := ts.dirs.OpenDir(p)
+	if err != nil {
+		return nil, "", fmt.Errorf("the working directory %s", strings.TrimPrefix(err.Error(), "refused: "))
+	}
+	return dir, abs, nil
 }
 
 // confineDir opens the command's working directory: cwd (absolute, or

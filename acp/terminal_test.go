@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"mnote/acp"
@@ -423,9 +424,24 @@ func alive(pid int) bool {
 	return len(f) > 0 && f[0] != "Z"
 }
 
-// A child that leaves the process group (setsid) but keeps the terminal
-// open does not make release hang; release cannot kill it (it is no longer
-// in the group), so the test does.
+// session is the session id of process pid, 0 when it is gone.
+func session(pid int) int {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(st)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 4 {
+		return 0
+	}
+	sid, _ := strconv.Atoi(f[3])
+	return sid
+}
+
+// A child that leaves the session (setsid) but keeps the terminal open
+// does not make release hang; release cannot kill it (it left the session
+// and its parent is gone), so the test does.
 func TestTerminalReleaseWithEscapedChild(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
 		testenv.SkipOrFail(t, "no setsid(1)")
@@ -445,4 +461,62 @@ func TestTerminalReleaseWithEscapedChild(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	h.said(t, "terminal t: released")
+}
+
+// Release while the command runs takes the whole session, stopped first: a
+// job in a process group of its own (set -m) and a child that left the
+// session (setsid) while its parent runs are killed with the rest.
+func TestTerminalReleaseKillsSessionAndEscapedChild(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		testenv.SkipOrFail(t, "no setsid(1)")
+	}
+	s, h, dir := termSession(t, nil)
+	// setsid(1) in a background job (not a group leader) calls setsid()
+	// and execs: $! is the escaped process.
+	script := `set -m; sh -c 'trap "" HUP; exec sleep 100' & echo $! > job.pid; set +m
+/usr/bin/setsid sh -c 'trap "" HUP; exec sleep 100' & echo $! > escaped.pid
+echo ready; exec sleep 100`
+	prompt(t, s, acptest.Steps(
+		terminalStep(t, map[string]any{"command": "sh", "args": []string{"-c", script}}),
+		`{"terminalOutput":"t"}`,
+	))
+	deadline := time.Now().Add(10 * time.Second)
+	ready := func() (ok bool) {
+		h.lock(func() {
+			for _, out := range h.output {
+				ok = ok || strings.Contains(out, "ready")
+			}
+		})
+		return ok
+	}
+	for !ready() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	pids := map[string]int{}
+	for _, name := range []string{"job", "escaped"} {
+		b, err := os.ReadFile(filepath.Join(dir, name+".pid"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+		pids[name] = pid
+	}
+	// setsid(1) may not have called setsid() yet.
+	for session(pids["escaped"]) != pids["escaped"] && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if session(pids["escaped"]) != pids["escaped"] {
+		t.Fatalf("the escaped child never left the session")
+	}
+	prompt(t, s, acptest.Steps(`{"terminalRelease":"t"}`))
+	h.said(t, "terminal t: released")
+	for name, pid := range pids {
+		if alive(pid) {
+			t.Errorf("the %s (%d) still runs after release", name, pid)
+		}
+	}
 }

@@ -5,8 +5,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"mnote/acp/acptest"
+	"mnote/acp/runtimes"
 	"mnote/app"
 )
 
@@ -115,5 +118,59 @@ func TestInstallErrorReason(t *testing.T) {
 				t.Fatalf("install ended %+v", end)
 			}
 		})
+	}
+}
+
+// An agent that asks to sign in while mnote held back variables of its
+// environment that look like keys: the error (sessions.create), the
+// agent's status and a notice mid-turn name them and say how to give one,
+// with the params the page words them with. A preset gets its own
+// provider's key, which is not named: Claude Code (the test agent in its
+// place) gets ANTHROPIC_API_KEY, and only the others are held back.
+func TestNeedsAuthNamesHeldBackKeys(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "ANTHROPIC_API_KEY=sk-ant-given", "OPENAI_API_KEY=sk-held", "GITHUB_TOKEN=gh-held", "MNOTE_SYNC_TOKEN=never-named"}
+	h := newHarnessWith(t, func(cfg *app.Config) {
+		cfg.Detector = runtimes.NewDetector(runtimes.DetectOptions{Inherited: true, Env: env})
+	})
+	cfg := `{"agent_servers": {"claude-code": {"command": "` + acptest.TestAgent(t) + `", "args": ["--scenario-json", "{\"authRequired\": true}"]}}}`
+	if err := os.WriteFile(h.paths.ConfigFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.saveAgent("my-agent", acptest.Scenario(`{"authRequired": true}`)...)
+
+	for _, tc := range []struct{ agent, title, held string }{
+		{"claude-code", "Claude Code", "GITHUB_TOKEN, OPENAI_API_KEY"},
+		{"my-agent", "my-agent", "ANTHROPIC_API_KEY, GITHUB_TOKEN, OPENAI_API_KEY"},
+	} {
+		from := h.rec.Len()
+		e := h.call("sessions.create", map[string]any{"agent": tc.agent}, nil)
+		if codeOf(e) != app.CodeNeedsAuth || e.Reason != app.ReasonAgentNeedsAuth {
+			t.Fatalf("%s: sessions.create: %+v", tc.agent, e)
+		}
+		want := map[string]string{"agent": tc.title, "heldBack": tc.held, "agentName": tc.agent}
+		if !maps.Equal(e.Params, want) {
+			t.Errorf("%s: params %v, want %v", tc.agent, e.Params, want)
+		}
+		if !strings.Contains(e.Message, tc.held) || !strings.Contains(e.Message, "mnote agents --set-key "+tc.agent+" NAME") ||
+			strings.Contains(e.Message, "MNOTE_SYNC_TOKEN") {
+			t.Errorf("%s: message %q", tc.agent, e.Message)
+		}
+		_, st := waitStatus(t, h, from, tc.agent)
+		if st.Status != app.AgentNeedsLogin || st.ErrorParams["heldBack"] != tc.held || !strings.Contains(st.Error, "--set-key") {
+			t.Errorf("%s: agent:status %+v", tc.agent, st)
+		}
+	}
+
+	// Mid-turn: the agent says its key was refused.
+	h.saveAgent("keyed")
+	sum := h.create("keyed")
+	from := h.rec.Len()
+	h.prompt(sum.ID, acptest.Steps(`{"error":{"code":-32000,"message":"Authentication required"}}`))
+	var n app.NoticePayload
+	h.waitEvent(sum.ID, from, app.EvNotice, func(p json.RawMessage) bool { return json.Unmarshal(p, &n) == nil && n.Level == "error" })
+	if n.Reason != app.ReasonAgentNeedsAuth || n.Action != "login" || n.Params["heldBack"] != "ANTHROPIC_API_KEY, GITHUB_TOKEN, OPENAI_API_KEY" ||
+		n.Params["agentName"] != "keyed" || !strings.Contains(n.Message, "mnote agents --set-key keyed NAME") {
+		t.Fatalf("notice: %+v", n)
 	}
 }

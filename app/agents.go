@@ -132,6 +132,11 @@ func (s *Services) noteAgent(name string, err error) {
 	st := agentState{status: AgentReady}
 	if err != nil {
 		e := errorFrom("", err)
+		if e.Code == CodeNeedsAuth {
+			if rt, re := s.runtime(name); re == nil {
+				e = e.heldBack(rt.Name, s.det.HeldBack(rt))
+			}
+		}
 		st = agentState{status: AgentFailed, err: e.Message, stderrTail: e.Details}
 		switch e.Code {
 		case CodeNeedsAuth:
@@ -438,14 +443,15 @@ func needsAuthError(title, agentPath string, methods []acp.AuthMethod, err error
 	return e
 }
 
-// bindError turns a failure to start or bind an agent into an Error.
-func bindError(rt runtimes.Runtime, a *acp.Agent, err error) *Error {
+// bindError turns a failure to start or bind an agent into an Error. An
+// agent that wants a login is told of the keys mnote held back from it.
+func (s *Services) bindError(rt runtimes.Runtime, a *acp.Agent, err error) *Error {
 	if errors.Is(err, acp.ErrAuthRequired) {
 		var methods []acp.AuthMethod
 		if a != nil {
 			methods = a.Init.AuthMethods
 		}
-		return needsAuthError(rt.Title, rt.Command, methods, err)
+		return needsAuthError(rt.Title, rt.Command, methods, err).heldBack(rt.Name, s.det.HeldBack(rt))
 	}
 	e := errorFrom("", err).with("agent", rt.Title)
 	if e.Code == CodeInternal {

@@ -55,14 +55,14 @@ func (s *Services) agentsAuthenticate(ctx context.Context, a authArgs) (any, *Er
 	ag, err := s.startAgent(ctx, rt, res, s.defaultCwd(), s.initTimeout(rt))
 	if err != nil {
 		s.noteAgent(rt.Name, err)
-		return nil, bindError(rt, nil, err)
+		return nil, s.bindError(rt, nil, err)
 	}
 	defer ag.Stop()
 	if !slices.ContainsFunc(ag.Init.AuthMethods, func(m acp.AuthMethod) bool { return m.ID == a.Method }) {
 		return nil, badRequest("%s has no auth method %q", rt.Title, a.Method).why(ReasonAuthMethodUnknown, "agent", rt.Title, "method", a.Method)
 	}
 	if err := ag.Authenticate(ctx, a.Method); err != nil {
-		e := bindError(rt, ag, err)
+		e := s.bindError(rt, ag, err)
 		if e.Code != CodeNeedsAuth {
 			// The agent refused this login: the user has still to sign in.
 			e = (&Error{Code: CodeNeedsAuth, Message: fmt.Sprintf("%s: the sign-in did not succeed: %s", rt.Title, e.Message), Details: e.Details, cause: err}).why(ReasonAuthFailed, "agent", rt.Title)
@@ -102,7 +102,7 @@ func (s *Services) agentsOpenTerminal(ctx context.Context, a terminalArgs) (any,
 	if a.Method != "" {
 		ag, err := s.startAgent(ctx, rt, res, s.defaultCwd(), s.initTimeout(rt))
 		if err != nil {
-			return nil, bindError(rt, nil, err)
+			return nil, s.bindError(rt, nil, err)
 		}
 		ag.Stop()
 		for _, m := range authMethods(ag.Init.AuthMethods, res.Path) {

@@ -11,6 +11,8 @@ import (
 	"mnote/acp/acptest"
 	"mnote/acp/runtimes"
 	"mnote/app"
+	"mnote/store"
+	"mnote/thread"
 )
 
 const askSchema = `{"type":"object","properties":{` +
@@ -55,6 +57,18 @@ func TestElicitationAnsweredInTheUI(t *testing.T) {
 	snap := h.open(sum.ID)
 	if len(snap.Questions) != 1 || snap.Questions[0].RequestID != q.RequestID {
 		t.Fatalf("snapshot questions %+v", snap.Questions)
+	}
+	// The question is in the thread where it was asked, unanswered yet.
+	question := func(snap app.Snapshot) *thread.Question {
+		for _, e := range snap.Thread.Entries {
+			if e.Kind == thread.EntryQuestion {
+				return e.Question
+			}
+		}
+		return nil
+	}
+	if qe := question(snap); qe == nil || qe.Message != "Which one?" || qe.Action != "" || !strings.Contains(string(qe.Schema), `"name"`) {
+		t.Fatalf("question entry %+v", qe)
 	}
 	answer := func(action, content string) *app.Error {
 		args := map[string]any{"sessionId": sum.ID, "requestId": q.RequestID, "action": action}
@@ -107,11 +121,22 @@ func TestElicitationAnsweredInTheUI(t *testing.T) {
 			t.Fatalf("transcript lacks %s", want)
 		}
 	}
+	// What was asked and answered stays in the thread.
+	wantAnswer := func(when string, snap app.Snapshot) {
+		t.Helper()
+		qe := question(snap)
+		if qe == nil || qe.Message != "Which one?" || qe.Action != "accept" || string(qe.Content) != `{"name":"Ann","count":5,"color":"g"}` {
+			t.Fatalf("%s: question entry %+v", when, qe)
+		}
+	}
+	wantAnswer("live", h.open(sum.ID))
 	// Rebuilt from the transcript after a restart: the records are read
-	// (or skipped) and the thread is whole.
+	// and the thread is whole, the question with its answer.
 	h.svc.Shutdown()
+	store.RemoveThreadCache(h.paths, sum.ID)
 	h.start()
 	snap = h.open(sum.ID)
+	wantAnswer("rebuilt", snap)
 	found := false
 	for _, e := range snap.Thread.Entries {
 		found = found || strings.HasPrefix(e.Text, "elicit: accept")

@@ -243,3 +243,34 @@ func errorFrom(what string, err error) *Error {
 	}
 	return e
 }
+
+// heldBackHint is what a needs-auth error or notice adds when mnote held
+// back variables of its environment that look like keys (held, from
+// runtimes' Resolved.HeldBack) from the agent named agent: the params
+// heldBack (the names, comma-separated) and agentName (for `mnote agents
+// --set-key`), and the English sentence. Empty when nothing was held back.
+func heldBackHint(agent string, held []string) (params []string, sentence string) {
+	if len(held) == 0 {
+		return nil, ""
+	}
+	names, example := strings.Join(held, ", "), "NAME"
+	if len(held) == 1 {
+		example = held[0]
+	}
+	return []string{"heldBack", names, "agentName", agent}, fmt.Sprintf(
+		"mnote did not give it these variables of its environment: %s. If it needs one, give it with `mnote agents --set-key %s %s` (or in the agent's \"env\" in config.json).",
+		names, agent, example)
+}
+
+// heldBack adds heldBackHint to a needs-auth error.
+func (e *Error) heldBack(agent string, held []string) *Error {
+	if e.Code != CodeNeedsAuth || e.Params["heldBack"] != "" {
+		return e
+	}
+	kv, sentence := heldBackHint(agent, held)
+	if sentence == "" {
+		return e
+	}
+	e.Message = strings.TrimSpace(e.Message + " " + sentence)
+	return e.with(kv...)
+}

@@ -149,6 +149,9 @@ type pump struct {
 	ended atomic.Pointer[TurnPayload]
 	// agentTail returns the running agent's stderr tail, for notices.
 	agentTail func() string
+	// heldBack names the agent and what mnote held back from its
+	// environment, for a needs-auth notice (heldBackHint); may be nil.
+	heldBack func() (agent string, held []string)
 
 	mu         sync.Mutex
 	q          []item
@@ -270,6 +273,13 @@ func (p *pump) failureNotice(err error) NoticePayload {
 		n.Action = "restart"
 	} else if errors.Is(err, acp.ErrAuthRequired) {
 		n.Action = "login"
+		if p.heldBack != nil {
+			kv, sentence := heldBackHint(p.heldBack())
+			if sentence != "" {
+				n.Params = addParams(n.Params, kv...)
+				n.Message += " " + sentence
+			}
+		}
 	} else if p.agentTail != nil {
 		n.Details = p.agentTail()
 	}

@@ -36,8 +36,8 @@ const (
 )
 
 // ForkOrigin is SessionSummary.forkedFrom: the session and turn a fork
-// was made from. Title and How are filled where one session is shown
-// (sessions.open, sessions:changed), not in sessions.list.
+// was made from. How is filled where one session is shown
+// (sessions.open, sessions:changed), not in sessions.list; Title in both.
 type ForkOrigin struct {
 	SessionID string `json:"sessionId"`
 	Turn      int    `json:"turn"`
@@ -63,6 +63,21 @@ type forkArgs struct {
 	SessionID string `json:"sessionId"`
 	Turn      int    `json:"turn"`
 	Text      string `json:"text"`
+	// Locale words the fork's title: "en" (default) or "zh-CN".
+	Locale string `json:"locale"`
+}
+
+// forkTitle is a fork's own title: the original's with the fork's number
+// among the original's forks, in the person's language ("" stays "": an
+// untitled original's fork is titled from its first prompt).
+func forkTitle(title string, n int, locale string) string {
+	if strings.TrimSpace(title) == "" {
+		return ""
+	}
+	if locale == "zh-CN" {
+		return fmt.Sprintf("%s (分叉 %d)", title, n)
+	}
+	return fmt.Sprintf("%s (fork %d)", title, n)
 }
 
 func (s *Services) sessionsFork(ctx context.Context, a forkArgs) (any, *Error) {
@@ -87,9 +102,13 @@ func (s *Services) sessionsFork(ctx context.Context, a forkArgs) (any, *Error) {
 		return nil, &Error{Code: CodeAgentMissing, Reason: ReasonNoAgent, Message: "this session has no agent; pick one with sessions.switchAgent"}
 	}
 
+	n, err := s.ix.ForkCount(ctx, a.SessionID)
+	if err != nil {
+		return nil, errorFrom("count the forks of "+a.SessionID, err)
+	}
 	id := strings.ToLower(ulid.Make().String())
 	path := s.paths.TranscriptPath(id)
-	first := store.SessionRecord{ID: id, Title: orig.Title, Workspace: orig.Workspace, CreatedMs: time.Now().UnixMilli(),
+	first := store.SessionRecord{ID: id, Title: forkTitle(orig.Title, n+1, a.Locale), Workspace: orig.Workspace, CreatedMs: time.Now().UnixMilli(),
 		ForkedFrom: &store.ForkRef{SessionID: a.SessionID, Turn: a.Turn}}
 	if _, err := store.ForkTranscript(s.paths.TranscriptPath(a.SessionID), path, first, a.Turn); err != nil {
 		return nil, newError(CodeWriteFailed, "the fork could not be saved: %w", err).why(ReasonTranscriptWriteFailed)
@@ -193,7 +212,7 @@ func (l *liveSession) bindFork(ctx context.Context, runtime, forkFrom string) (*
 	a, err := s.pool.acquire(ctx, rt, res, l.workspace)
 	if err != nil {
 		s.noteAgent(rt.Name, err)
-		return nil, bindError(rt, nil, err)
+		return nil, s.bindError(rt, nil, err)
 	}
 	fsys, err := l.agentFS()
 	if err != nil {
@@ -205,7 +224,7 @@ func (l *liveSession) bindFork(ctx context.Context, runtime, forkFrom string) (*
 		FS: fsys, McpServers: l.mcpServers(rt, a), AdditionalDirectories: s.extraDirs(rt),
 	})
 	if err != nil {
-		e := bindError(rt, a, err)
+		e := s.bindError(rt, a, err)
 		s.pool.release(a)
 		s.noteAgent(rt.Name, err)
 		return nil, e

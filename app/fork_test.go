@@ -250,3 +250,79 @@ func TestForkRefusals(t *testing.T) {
 		t.Fatalf("refused forks left sessions behind: %+v", list)
 	}
 }
+
+// A fork has its own title, numbered among the original's forks in the
+// person's language, kept over the original's titles and after a rebuild;
+// the list and search name the original; a message a fork copied from the
+// original is found once.
+func TestForkTitlesAndSearchOnce(t *testing.T) {
+	h := newHarness(t)
+	orig := h.create("test")
+	h.converse(orig.ID, "缓存命中率怎么算", "第二个问题")
+	h.mustCall("sessions.rename", map[string]any{"id": orig.ID, "title": "缓存实验"}, nil)
+
+	var f1, f2, f3 app.ForkResult
+	h.mustCall("sessions.fork", map[string]any{"sessionId": orig.ID, "turn": 2, "text": "第二个问题，改过", "locale": "zh-CN"}, &f1)
+	h.waitTurnEnded(f1.Session.ID, 0, f1.Turn)
+	h.mustCall("sessions.fork", map[string]any{"sessionId": orig.ID, "turn": 2, "text": "独一无二的分叉问题", "locale": "zh-CN"}, &f2)
+	h.waitTurnEnded(f2.Session.ID, 0, f2.Turn)
+	h.mustCall("sessions.fork", map[string]any{"sessionId": orig.ID, "turn": 3, "text": "third, in English"}, &f3)
+	h.waitTurnEnded(f3.Session.ID, 0, f3.Turn)
+	want := map[string]string{f1.Session.ID: "缓存实验 (分叉 1)", f2.Session.ID: "缓存实验 (分叉 2)", f3.Session.ID: "缓存实验 (fork 3)"}
+	for id, title := range want {
+		if got := h.open(id).Session.Title; got != title {
+			t.Errorf("fork %s is titled %q, want %q", id, got, title)
+		}
+	}
+
+	check := func(when string) {
+		t.Helper()
+		var list []app.SessionSummary
+		h.mustCall("sessions.list", map[string]any{}, &list)
+		for _, s := range list {
+			if title, ok := want[s.ID]; ok {
+				if s.Title != title || s.ForkedFrom == nil || s.ForkedFrom.SessionID != orig.ID || s.ForkedFrom.Title != "缓存实验" {
+					t.Errorf("%s: sessions.list has fork %q forkedFrom %+v", when, s.Title, s.ForkedFrom)
+				}
+			} else if s.ForkedFrom != nil {
+				t.Errorf("%s: the original is listed as a fork: %+v", when, s.ForkedFrom)
+			}
+		}
+		// Turn 1 is in the original and copied into the three forks: one hit.
+		var hits []app.Hit
+		h.mustCall("sessions.search", map[string]any{"query": "命中率"}, &hits)
+		if len(hits) != 2 { // the prompt and its echo
+			t.Fatalf("%s: %d hits for a copied turn: %+v", when, len(hits), hits)
+		}
+		for _, hit := range hits {
+			if hit.SessionID != orig.ID || hit.ForkedFrom != nil {
+				t.Errorf("%s: the copied turn is found in %s (%q), not in the original", when, hit.SessionID, hit.Title)
+			}
+		}
+		// A fork's own turn is found there, naming the original.
+		h.mustCall("sessions.search", map[string]any{"query": "独一无二"}, &hits)
+		if len(hits) != 2 || hits[0].SessionID != f2.Session.ID || hits[0].ForkedFrom == nil || hits[0].ForkedFrom.SessionID != orig.ID || hits[0].ForkedFrom.Title != "缓存实验" {
+			t.Fatalf("%s: hits for the fork's own turn: %+v", when, hits)
+		}
+	}
+	check("live")
+
+	// The original in the trash: its turn is found once, in a fork.
+	h.mustCall("sessions.delete", map[string]any{"id": orig.ID}, nil)
+	var hits []app.Hit
+	h.mustCall("sessions.search", map[string]any{"query": "命中率"}, &hits)
+	if len(hits) != 2 || hits[0].SessionID == orig.ID {
+		t.Fatalf("with the original in the trash: %+v", hits)
+	}
+	h.mustCall("sessions.restore", map[string]any{"id": orig.ID}, nil)
+
+	// Rebuilt from the transcripts: the titles are the forks' own.
+	h.svc.Shutdown()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(h.paths.DB + suffix); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	h.start()
+	check("rebuilt")
+}

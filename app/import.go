@@ -54,7 +54,7 @@ func (s *Services) agentsListSessions(ctx context.Context, a listAgentSessionsAr
 	ag, err := s.pool.acquire(ctx, rt, res, cwd)
 	if err != nil {
 		s.noteAgent(rt.Name, err)
-		return nil, bindError(rt, nil, err)
+		return nil, s.bindError(rt, nil, err)
 	}
 	defer s.pool.release(ag)
 	caps := ag.Init.AgentCapabilities
@@ -63,7 +63,7 @@ func (s *Services) agentsListSessions(ctx context.Context, a listAgentSessionsAr
 	}
 	list, err := ag.ListSessions(ctx, cwd)
 	if err != nil {
-		return nil, bindError(rt, ag, err)
+		return nil, s.bindError(rt, ag, err)
 	}
 	out := AgentSessions{Agent: rt.Name, Cwd: cwd, CanImport: caps.LoadSession, Sessions: make([]AgentSession, 0, len(list))}
 	for _, si := range list {

@@ -70,6 +70,7 @@ func (s *Services) newLive(id, workspace string, th *thread.Thread, w *store.Wri
 	seq := s.seqs[id]
 	s.mu.Unlock()
 	l.pump = newPump(id, s.em, th, seq, l.stderrTail)
+	l.pump.heldBack = l.heldBack
 	l.sess = chat.New(chat.Config{
 		ID: id, Workspace: workspace, Recorder: w, Indexer: x, Observer: l.pump, Broker: l,
 		Thread: th, Turns: turns, Bindings: bindings, Logger: s.log,
@@ -95,6 +96,22 @@ func (l *liveSession) stderrTail() string {
 		return strings.TrimSpace(a.StderrTail(20))
 	}
 	return ""
+}
+
+// heldBack names the session's agent and the variables that look like
+// keys which mnote held back from it, for a needs-auth notice.
+func (l *liveSession) heldBack() (string, []string) {
+	l.mu.Lock()
+	name := l.runtime
+	l.mu.Unlock()
+	if name == "" {
+		return "", nil
+	}
+	rt, e := l.s.runtime(name)
+	if e != nil {
+		return "", nil
+	}
+	return rt.Name, l.s.det.HeldBack(rt)
 }
 
 // statusNow is the session's status for SessionSummary.
@@ -145,7 +162,7 @@ func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSess
 	a, err := s.pool.acquire(ctx, rt, res, cwd)
 	if err != nil {
 		s.noteAgent(rt.Name, err)
-		return nil, bindError(rt, nil, err)
+		return nil, s.bindError(rt, nil, err)
 	}
 	if agentSessionID != "" && !a.Init.AgentCapabilities.LoadSession {
 		s.pool.release(a)
@@ -176,7 +193,7 @@ func (s *Services) createLiveFrom(ctx context.Context, agentName, cwd, agentSess
 	b, err := l.sess.Bind(ctx, a, chat.BindOptions{Runtime: rt.Name, Command: runtimes.CommandLine(res.Path, res.Args), Cwd: cwd, FS: fsys,
 		McpServers: l.mcpServers(rt, a), AgentSessionID: agentSessionID, AdditionalDirectories: s.extraDirs(rt)})
 	if err != nil {
-		e := bindError(rt, a, err)
+		e := s.bindError(rt, a, err)
 		s.releaseBound(ctx, a, err)
 		s.noteAgent(rt.Name, err)
 		// Nothing of the user's is in it yet: do not leave it listed.
@@ -299,7 +316,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 	a, err := s.pool.acquire(ctx, rt, res, l.workspace)
 	if err != nil {
 		s.noteAgent(rt.Name, err)
-		return bindError(rt, nil, err)
+		return s.bindError(rt, nil, err)
 	}
 	fsys, err := l.agentFS()
 	if err != nil {
@@ -311,7 +328,7 @@ func (l *liveSession) bind(ctx context.Context, runtime, agentSessionID string) 
 		FS: fsys, McpServers: l.mcpServers(rt, a), AdditionalDirectories: s.extraDirs(rt),
 	})
 	if err != nil {
-		e := bindError(rt, a, err)
+		e := s.bindError(rt, a, err)
 		s.releaseBound(ctx, a, err)
 		s.noteAgent(rt.Name, err)
 		if e.Code == CodeNeedsAuth {
@@ -572,6 +589,9 @@ func (s *Services) closeLive(l *liveSession) {
 		var snap thread.Snapshot
 		l.sess.Thread(func(th *thread.Thread) { snap = th.Snapshot() })
 		s.cacheThread(l.id, snap)
+	}
+	if w := s.ws.at(l.workspace); w != nil {
+		w.ForgetReader(l.id) // what its agent read is no base for anyone's write
 	}
 	l.mu.Lock()
 	if l.plainWS != nil {

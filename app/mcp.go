@@ -493,6 +493,13 @@ func section(lines []string, heading string) (int, int, bool) {
 	return start, len(lines), true
 }
 
+// writeChecker is an agent file system that tells ahead whether a write
+// would be refused (chat.Session.GuardWrites, in a read-only mode), and
+// records and shows the refusal as the write would.
+type writeChecker interface {
+	CheckWrite(path string) error
+}
+
 // editOptions are the choices of an edit_note permission request.
 var editOptions = []acp.PermissionOption{
 	{OptionID: "allow", Name: "Allow", Kind: "allow_once"},
@@ -524,6 +531,13 @@ func (l *notesTools) editNote(ctx context.Context, a mcp.EditNoteArgs) mcp.Resul
 	rel, bad, ok := relNote(w, a.Path)
 	if !ok {
 		return bad
+	}
+	// A read-only mode refuses the edit before the user is asked (the
+	// write itself would be refused too).
+	if c, ok := fsys.(writeChecker); ok {
+		if err := c.CheckWrite(abs); err != nil {
+			return mcp.Errorf(err.Error())
+		}
 	}
 	lines := splitLines(old)
 	from, to := 1, len(lines)

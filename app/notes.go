@@ -66,7 +66,7 @@ func (s *Services) openNotesIndex(w *workspace.Workspace) (*notesIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := notes.Open(s.life, dbPath, dir, notes.Options{Ignore: workspace.DefaultIgnore, Exclude: s.ownDirs()})
+	ix, err := notes.Open(s.life, dbPath, w, notes.Options{Ignore: workspace.DefaultIgnore})
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +194,7 @@ type notesSearchArgs struct {
 	Query  string `json:"query"`
 	Folder string `json:"folder,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
+	Lines  int    `json:"lines,omitempty"`
 }
 
 func (s *Services) notesSearch(ctx context.Context, a notesSearchArgs) (any, *Error) {
@@ -204,7 +205,10 @@ func (s *Services) notesSearch(ctx context.Context, a notesSearchArgs) (any, *Er
 	if a.Limit < 0 || a.Limit > 500 {
 		return nil, badRequest("limit must be between 0 and 500")
 	}
-	hits, err := n.ix.Search(ctx, a.Query, notes.SearchOptions{Folder: a.Folder, Limit: a.Limit})
+	if a.Lines < 0 || a.Lines > 1000 {
+		return nil, badRequest("lines must be between 0 and 1000")
+	}
+	hits, err := n.ix.Search(ctx, a.Query, notes.SearchOptions{Folder: a.Folder, Limit: a.Limit, Lines: a.Lines})
 	if err != nil {
 		return nil, errorFrom("search notes", err)
 	}
@@ -212,6 +216,38 @@ func (s *Services) notesSearch(ctx context.Context, a notesSearchArgs) (any, *Er
 		hits = []notes.Hit{}
 	}
 	return hits, nil
+}
+
+// notesTags lists the folder's tags with how many notes carry each.
+func (s *Services) notesTags(ctx context.Context, _ struct{}) (any, *Error) {
+	n, _, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	tags, err := n.ix.Tags(ctx)
+	if err != nil {
+		return nil, errorFrom("list tags", err)
+	}
+	if tags == nil {
+		tags = []notes.TagCount{}
+	}
+	return tags, nil
+}
+
+// notesTitles lists every note with its title (Quick Open).
+func (s *Services) notesTitles(ctx context.Context, _ struct{}) (any, *Error) {
+	n, _, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	ts, err := n.ix.Titles(ctx)
+	if err != nil {
+		return nil, errorFrom("list titles", err)
+	}
+	if ts == nil {
+		ts = []notes.NoteTitle{}
+	}
+	return ts, nil
 }
 
 type notesHeadingsArgs struct {
@@ -257,6 +293,23 @@ func (s *Services) notesLinkList(ctx context.Context, a notePathArgs, list func(
 	ls, err := list(n.ix, ctx, a.Path)
 	if err != nil {
 		return nil, errorFrom("links of "+a.Path, err).with("path", a.Path)
+	}
+	if ls == nil {
+		ls = []notes.Link{}
+	}
+	return ls, nil
+}
+
+// notesUnresolved lists the links to notes no note answers: of the note
+// path, or of every note when path is "".
+func (s *Services) notesUnresolved(ctx context.Context, a notePathArgs) (any, *Error) {
+	n, _, e := s.currentNotes()
+	if e != nil {
+		return nil, e
+	}
+	ls, err := n.ix.Unresolved(ctx, a.Path)
+	if err != nil {
+		return nil, errorFrom("unresolved links", err).with("path", a.Path)
 	}
 	if ls == nil {
 		ls = []notes.Link{}
@@ -350,6 +403,12 @@ func (s *Services) notesUpdateLinks(ctx context.Context, a notesUpdateLinksArgs)
 	read := func(rel string) (string, error) {
 		b, err := w.ReadFile(rel)
 		return string(b), err
+	}
+	// The index follows the rename through the watcher, later; bring the
+	// moved notes in now, so the rewrites never meet the index between the
+	// old paths' removal and the new ones' arrival (a folder syncs it).
+	if err := n.ix.Update(ctx, a.To); err != nil {
+		return nil, workspaceError("links to "+a.From, err).with("path", a.From)
 	}
 	rewrites := n.ix.MoveRewrites
 	if isFolder(w, a.To) {

@@ -79,3 +79,50 @@ func TestNotesIndexFollowsTheFolder(t *testing.T) {
 	}
 	waitHits("命中率", 0)
 }
+
+// notes.search with lines lists every matching line of each note; notes.tags
+// and notes.titles come from the index and follow saves; tag: searches.
+func TestNotesSearchLinesTagsTitles(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.mustCall("files.create", map[string]any{"path": "缓存设计.md"}, nil)
+	h.mustCall("files.save", map[string]any{"path": "缓存设计.md", "content": "---\ntags: [技术]\n---\n# 缓存设计\n先查缓存。\n#读书 缓存穿透\n"}, nil)
+	type line struct {
+		Line    int
+		Snippet string
+	}
+	var hits []struct {
+		Path  string
+		Count int
+		Lines []line
+	}
+	if err := eventually(testWait, func() bool {
+		h.mustCall("notes.search", map[string]any{"query": "缓存", "lines": 10}, &hits)
+		return len(hits) == 1
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if hits[0].Count != 3 || len(hits[0].Lines) != 3 || hits[0].Lines[2] != (line{6, "#读书 «缓存»穿透"}) {
+		t.Errorf("hits %+v", hits)
+	}
+	var tags []struct {
+		Tag   string
+		Notes int
+	}
+	h.mustCall("notes.tags", map[string]any{}, &tags)
+	if len(tags) != 2 || tags[0].Notes != 1 {
+		t.Errorf("tags %+v", tags)
+	}
+	h.mustCall("notes.search", map[string]any{"query": "tag:读书", "lines": 10}, &hits)
+	if len(hits) != 1 || hits[0].Lines[0] != (line{6, "«#读书» 缓存穿透"}) {
+		t.Errorf("tag:读书 %+v", hits)
+	}
+	var titles []struct{ Path, Title string }
+	h.mustCall("notes.titles", map[string]any{}, &titles)
+	if len(titles) != 1 || titles[0].Title != "缓存设计" {
+		t.Errorf("titles %+v", titles)
+	}
+	if e := h.call("notes.search", map[string]any{"query": "x", "lines": -1}, nil); e == nil || e.Code != "bad_request" {
+		t.Errorf("lines -1: %+v", e)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"mnote/acp"
 	"mnote/store"
+	"mnote/workspace"
 )
 
 // PermissionOption is one of the agent's choices.
@@ -28,6 +29,17 @@ type PermissionRequest struct {
 	Kind       string             `json:"kind"`
 	Options    []PermissionOption `json:"options"`
 	ToolCall   json.RawMessage    `json:"toolCall"`
+	// Effects are what the request's diffs would do to the notes as the
+	// person has them now (with unsaved edits), where that is not what the
+	// agent's own diff shows (API.md).
+	Effects []WriteEffect `json:"effects,omitempty"`
+}
+
+// WriteEffect is one file's workspace.AgentWritePreview; AgentPath is the
+// path as the agent's diff gives it.
+type WriteEffect struct {
+	AgentPath string `json:"agentPath"`
+	workspace.AgentWritePreview
 }
 
 // permissions holds the requests waiting for a decision, across sessions.
@@ -53,7 +65,10 @@ type parked struct {
 // the turn's cancellation or the session's close (ctx).
 func (p *permissions) ask(ctx context.Context, l *liveSession, req *acp.PermissionRequest) (acp.PermissionDecision, error) {
 	agent, workspace := l.ruleKey()
-	if req.Kind != "" && agent != "" {
+	effects := l.writeEffects(req.ToolCall)
+	// A write that would drop text the person typed, or conflict with it,
+	// is always shown: no remembered rule answers it.
+	if req.Kind != "" && agent != "" && !losesWords(effects) {
 		rule, ok, err := p.s.ix.LookupRule(ctx, agent, workspace, req.Kind)
 		if err != nil {
 			p.s.log.Warn("permission rules not read", "err", err)
@@ -68,7 +83,7 @@ func (p *permissions) ask(ctx context.Context, l *liveSession, req *acp.Permissi
 	id := "p" + strconv.FormatUint(p.next, 10)
 	pk := &parked{
 		dto: PermissionRequest{RequestID: id, ToolCallID: req.ToolCallID, Title: req.Title, Kind: req.Kind,
-			Options: make([]PermissionOption, len(req.Options)), ToolCall: slices.Clone(req.ToolCall)},
+			Options: make([]PermissionOption, len(req.Options)), ToolCall: slices.Clone(req.ToolCall), Effects: effects},
 		l: l, agent: agent, workspace: workspace, answer: make(chan string, 1),
 	}
 	for i, o := range req.Options {

@@ -314,3 +314,40 @@ func TestPermissionRulesListAndRevoke(t *testing.T) {
 	h.mustCall("permissions.decide", map[string]any{"sessionId": sum.ID, "requestId": req.RequestID, "optionId": "reject"}, nil)
 	h.waitTurnEnded(sum.ID, from, 2)
 }
+
+// A remembered rule follows the chosen option's kind, never its name: an
+// allow_once named "Always allow" remembers nothing (the next request asks
+// again), an allow_always named "Allow once" is remembered for good, and
+// a kind ACP does not define is never taken for an always-choice.
+func TestRememberedRuleFollowsKindNotName(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sum := h.create("test")
+	lying := func(id string) string {
+		return `{"permission":{"toolCall":{"toolCallId":"` + id + `","title":"Edit a.md","kind":"edit"},"options":[` +
+			`{"optionId":"liar","name":"Allow once","kind":"allow_always"},` +
+			`{"optionId":"shy","name":"Always allow","kind":"allow_once"},` +
+			`{"optionId":"odd","name":"Always allow","kind":"allow_for_ever"}]}}`
+	}
+	var rules []app.PermissionRule
+	for i, choice := range []string{"shy", "odd", "liar"} {
+		from := h.rec.Len()
+		h.prompt(sum.ID, acptest.Steps(lying("t"+strconv.Itoa(i))))
+		_, req := h.waitPermission(sum.ID, from)
+		h.mustCall("permissions.decide", map[string]any{"sessionId": sum.ID, "requestId": req.RequestID, "optionId": choice}, nil)
+		h.waitTurnEnded(sum.ID, from, i+1)
+		h.mustCall("permissions.rules", nil, &rules)
+		if choice != "liar" && len(rules) != 0 {
+			t.Fatalf("%s (named %q) remembered a rule: %+v", choice, "Always allow", rules)
+		}
+	}
+	if len(rules) != 1 || rules[0].ToolKind != "edit" || rules[0].OptionKind != "allow_always" {
+		t.Fatalf("rules after the allow_always named \"Allow once\": %+v", rules)
+	}
+	from := h.rec.Len()
+	h.prompt(sum.ID, acptest.Steps(lying("t9")))
+	h.waitTurnEnded(sum.ID, from, 4)
+	if got := h.answers(sum.ID); got[len(got)-1] != "permission: selected liar" {
+		t.Fatalf("the next edit was not answered by the rule: %q", got)
+	}
+}

@@ -39,7 +39,10 @@ const (
 	// (when known).
 	ReasonAgentTimeout = "agent_timeout"
 	// ReasonAgentNeedsAuth: the agent wants the user to sign in (details: its
-	// auth methods). Params: agent (when known), methods (when known).
+	// auth methods). Params: agent (when known), methods (when known), and
+	// when mnote held back variables of its environment that look like keys
+	// from the agent: heldBack (their names, comma-separated) and agentName
+	// (its name for `mnote agents --set-key`).
 	ReasonAgentNeedsAuth = "agent_needs_auth"
 	// ReasonAgentRefused: the agent refused a request (a mode, a model, an
 	// option). Params: message (the agent's words).

@@ -60,6 +60,9 @@ type Hit struct {
 	Entry     string   `json:"entry"`
 	Entries   []string `json:"entries"`
 	Snippet   string   `json:"snippet"`
+	// ForkedFrom: the session the hit's session was forked from (its
+	// sessionId and title).
+	ForkedFrom *ForkOrigin `json:"forkedFrom,omitempty"`
 }
 
 // TurnStarted is the result of sessions.prompt.
@@ -191,10 +194,26 @@ func (s *Services) sessionsList(ctx context.Context, a listArgs) (any, *Error) {
 		return nil, errorFrom("list sessions", err)
 	}
 	out := make([]SessionSummary, 0, len(rows))
+	var origins []string
 	for _, r := range rows {
 		sum := summaryFromRow(r)
 		s.overlay(&sum)
 		out = append(out, sum)
+		if r.ForkedFrom != "" {
+			origins = append(origins, r.ForkedFrom)
+		}
+	}
+	if len(origins) > 0 {
+		// A fork's origin's title, for the list's fork mark.
+		titles, err := s.ix.Titles(ctx, origins)
+		if err != nil {
+			return nil, errorFrom("list sessions", err)
+		}
+		for i := range out {
+			if f := out[i].ForkedFrom; f != nil {
+				f.Title = titles[f.SessionID]
+			}
+		}
 	}
 	return out, nil
 }
@@ -591,7 +610,11 @@ func (s *Services) sessionsSearch(ctx context.Context, a searchArgs) (any, *Erro
 		if entries == nil {
 			entries = []string{}
 		}
-		out = append(out, Hit{SessionID: h.SessionID, Title: h.Title, Turn: h.Turn, Role: h.Role, Entry: h.Entry, Entries: entries, Snippet: h.Snippet})
+		hit := Hit{SessionID: h.SessionID, Title: h.Title, Turn: h.Turn, Role: h.Role, Entry: h.Entry, Entries: entries, Snippet: h.Snippet}
+		if h.ForkedFrom != "" {
+			hit.ForkedFrom = &ForkOrigin{SessionID: h.ForkedFrom, Title: h.ForkedTitle}
+		}
+		out = append(out, hit)
 	}
 	return out, nil
 }

@@ -221,6 +221,7 @@ type exportArgs struct {
 	IncludeToolIO   bool   `json:"includeToolIO"`
 	Locale          string `json:"locale"` // the export's words: "en" (default) or "zh-CN"
 	Images          bool   `json:"images"` // md, html: the user's images (images.go)
+	StrictBreaks    bool   `json:"strictBreaks"`
 }
 
 // Exported is an export's file (sessions.export).
@@ -246,7 +247,7 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 		redact = *a.Redact
 	}
 	var buf bytes.Buffer
-	if e := s.export(ctx, &buf, a.ID, a.Format, redact, a.RedactEmails, a.IncludeThoughts, a.IncludeToolIO, a.Locale, a.Images); e != nil {
+	if e := s.export(ctx, &buf, a, redact); e != nil {
 		return nil, e
 	}
 	out := Exported{Filename: s.exportFilename(ctx, a.ID, a.Format, redact), Mime: mime}
@@ -269,13 +270,15 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 
 // export writes one session: the transcript itself for jsonl (redacted
 // line by line when asked), else the thread rendered.
-func (s *Services) export(ctx context.Context, w *bytes.Buffer, id, format string, redact bool, emails *bool, thoughts, toolIO bool, locale string, images bool) *Error {
+func (s *Services) export(ctx context.Context, w *bytes.Buffer, a exportArgs, redact bool) *Error {
+	id, format, emails := a.ID, a.Format, a.RedactEmails
 	sess, snap, e := s.exportSource(ctx, id)
 	if e != nil {
 		return e
 	}
-	o := export.Options{Redact: redact, RedactEmails: emails, IncludeThoughts: thoughts, IncludeToolIO: toolIO, Locale: locale}
-	if images {
+	o := export.Options{Redact: redact, RedactEmails: emails, IncludeThoughts: a.IncludeThoughts, IncludeToolIO: a.IncludeToolIO,
+		Locale: a.Locale, StrictBreaks: a.StrictBreaks}
+	if a.Images {
 		o.Images, o.Image = true, s.exportImages(ctx, id)
 	}
 	if redact {
@@ -335,6 +338,7 @@ type publishArgs struct {
 	IncludeThoughts bool   `json:"includeThoughts"`
 	IncludeToolIO   bool   `json:"includeToolIO"`
 	RedactEmails    *bool  `json:"redactEmails"` // default on
+	StrictBreaks    bool   `json:"strictBreaks"`
 }
 
 func (s *Services) sharesPublish(ctx context.Context, a publishArgs) (any, *Error) {
@@ -358,7 +362,7 @@ func (s *Services) sharesPublish(ctx context.Context, a publishArgs) (any, *Erro
 	}
 	// A share is always redacted.
 	shot, err := export.Share(sess, snap, export.Options{Redact: true, Redactor: r, RedactEmails: a.RedactEmails,
-		IncludeThoughts: a.IncludeThoughts, IncludeToolIO: a.IncludeToolIO})
+		IncludeThoughts: a.IncludeThoughts, IncludeToolIO: a.IncludeToolIO, StrictBreaks: a.StrictBreaks})
 	if err != nil {
 		return nil, errorFrom("prepare the share", err)
 	}

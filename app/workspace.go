@@ -427,7 +427,8 @@ func OpenWorkspace(dir string, paths store.Paths, opts workspace.Options) (*work
 }
 
 // SessionFS is the fs/* handler of sess's agent in w: writes (with the
-// content before) and refusals are recorded in the session's transcript.
+// content before) and refusals are recorded in the session's transcript,
+// and a read-only mode refuses writes (chat.Session.GuardWrites).
 func SessionFS(w *workspace.Workspace, sess *chat.Session) acp.FileSystem {
 	return sessionFS(w, sess, nil)
 }
@@ -439,17 +440,20 @@ const EventFSRefused = "fs:refused"
 
 // FSRefusedPayload is the payload of "fs:refused". Outside: the path is
 // not in the session's folder at all (as written; links out and mnote's
-// own folders are refusals inside it).
+// own folders are refusals inside it). ReadOnlyMode: a write refused
+// because the user chose a read-only mode, the one named (chat.ReadOnlyError).
 type FSRefusedPayload struct {
-	SessionID string `json:"sessionId"`
-	Path      string `json:"path"`
-	Reason    string `json:"reason"`
-	Outside   bool   `json:"outside,omitempty"`
+	SessionID    string `json:"sessionId"`
+	Path         string `json:"path"`
+	Reason       string `json:"reason"`
+	Outside      bool   `json:"outside,omitempty"`
+	ReadOnlyMode string `json:"readOnlyMode,omitempty"`
 }
 
 // sessionFS is SessionFS telling refusals to notify too (when not nil).
 func sessionFS(w *workspace.Workspace, sess *chat.Session, notify func(FSRefusedPayload)) acp.FileSystem {
-	return w.AgentFS(workspace.Hooks{
+	fsys := w.AgentFS(workspace.Hooks{
+		Reader: sess.ID,
 		OnWrite: func(rel string, before, after []byte, existed bool) {
 			sess.FileWritten(w.Abs(rel), before, after, existed)
 		},
@@ -459,6 +463,11 @@ func sessionFS(w *workspace.Workspace, sess *chat.Session, notify func(FSRefused
 				notify(FSRefusedPayload{SessionID: sess.ID, Path: p, Reason: reason, Outside: outsideDir(w.Dir(), p)})
 			}
 		},
+	})
+	return sess.GuardWrites(fsys, func(p string, ro *chat.ReadOnlyError) {
+		if notify != nil {
+			notify(FSRefusedPayload{SessionID: sess.ID, Path: p, Reason: ro.Error(), ReadOnlyMode: ro.Mode})
+		}
 	})
 }
 

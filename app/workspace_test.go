@@ -93,8 +93,10 @@ func TestWorkspaceAgentEdits(t *testing.T) {
 	if len(diffs) != 1 || !strings.Contains(diffs[0].Diff, "-- milk") || !strings.Contains(diffs[0].Diff, "+- oat milk") {
 		t.Fatalf("changes: %+v", diffs)
 	}
+	// The write took the person's unsaved line out of the editor: the
+	// turn starts from the editor's text, so the revert gives it back.
 	h.mustCall("checkpoints.revert", map[string]any{"sessionId": sum.ID, "turn": 2}, nil)
-	if b, _ := os.ReadFile(note); string(b) != "# Todo\n- milk\n" {
+	if b, _ := os.ReadFile(note); string(b) != "# Todo\n- milk\n- eggs (unsaved)\n" {
 		t.Fatalf("after revert: %q", b)
 	}
 	if e := h.call("checkpoints.revert", map[string]any{"sessionId": sum.ID, "turn": 2}, nil); e == nil {

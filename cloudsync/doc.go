@@ -44,6 +44,16 @@
 // record never stalls the others. Failures to reach the control plane
 // carry the user's next step (a new token, the URL in Settings).
 //
+// # Share links
+//
+// The control plane keeps only the hash of a share's token, so it gives
+// the share's link once, in the answer to Publish, and lists shares
+// without links. The outbox keeps the link of each share published from
+// this machine (share_links, per control plane URL); Shares fills the
+// links in from there, so the owner can copy one again. A share published
+// on another machine is listed without a link; the link of a share that
+// is revoked or no longer listed is forgotten.
+//
 // # Settings
 //
 // sync.json (URL, enabled, allow titles), sync-token (the bearer token

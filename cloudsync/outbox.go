@@ -35,6 +35,10 @@ import (
 //	        changes again or the URL or token changes (another server
 //	        may take it).
 //	state:  last sync, last error, failures and the retry times.
+//	share_links: the link of each share published from here, per control
+//	        plane: the control plane keeps only its token's hash and
+//	        gives the link once, when the share is made, so this is
+//	        where the owner copies it again from.
 const outboxSchema = `
 CREATE TABLE IF NOT EXISTS outbox (
     session_id  TEXT PRIMARY KEY,
@@ -65,7 +69,14 @@ CREATE TABLE IF NOT EXISTS state (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
-PRAGMA user_version = 1;
+CREATE TABLE IF NOT EXISTS share_links (
+    server     TEXT NOT NULL,              -- the control plane's URL
+    share_id   TEXT NOT NULL,
+    url        TEXT NOT NULL,              -- the share's link (its token in it)
+    created_ms INTEGER NOT NULL,
+    PRIMARY KEY (server, share_id)
+);
+PRAGMA user_version = 2;
 `
 
 // Outbox operations.
@@ -355,9 +366,10 @@ func (o *outbox) forget(ctx context.Context) error {
 	return nil
 }
 
-// clear forgets everything: waiting rows, what was sent, the state.
+// clear forgets everything: waiting rows, what was sent, the state and
+// the share links (RemoveMyData deleted the shares).
 func (o *outbox) clear(ctx context.Context) error {
-	_, err := o.db.ExecContext(ctx, `DELETE FROM outbox; DELETE FROM parked; DELETE FROM sent; DELETE FROM state;`)
+	_, err := o.db.ExecContext(ctx, `DELETE FROM outbox; DELETE FROM parked; DELETE FROM sent; DELETE FROM state; DELETE FROM share_links;`)
 	if err != nil {
 		return fmt.Errorf("sync outbox: %w", err)
 	}

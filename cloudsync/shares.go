@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"mnote/controlplane/api"
@@ -18,9 +21,13 @@ const maxShareBody = 5 << 20
 // snapshot. The snapshot must be redacted already (export.Share does
 // it); as a last check, one that holds the sync token is refused. A zero
 // expiresAt means the share lasts until it is revoked. Sync must be on.
+//
+// The share's URL comes only now: the control plane keeps its token's
+// hash alone. It is kept in the outbox (share_links), so Shares can give
+// it again.
 func (s *Syncer) Publish(ctx context.Context, snap api.ShareSnapshot, meta SessionMeta, expiresAt time.Time) (api.Share, error) {
 	s.mu.Lock()
-	enabled, ob, token := s.onLocked(), s.ob, s.token
+	enabled, ob, token, server := s.onLocked(), s.ob, s.token, s.settings.URL
 	c, err := s.clientLocked()
 	s.mu.Unlock()
 	if err != nil {
@@ -68,35 +75,130 @@ func (s *Syncer) Publish(ctx context.Context, snap api.ShareSnapshot, meta Sessi
 	if err != nil {
 		return api.Share{}, fmt.Errorf("publish a share: %w", explain(err))
 	}
+	if err := ob.keepLink(ctx, server, sh, s.now()); err != nil {
+		// The share exists: its link is shown now, only not again.
+		s.log.Warn("sync: the share's link could not be kept; it is shown this once", "share", sh.ID, "err", err)
+	}
 	return sh, nil
 }
 
 // Shares lists this account's live shares. It needs the URL and token,
 // not sync to be on (listing and revoking are the user's own requests).
+// The control plane lists no links (it has only their tokens' hashes):
+// each share published from here gets its link from the outbox; one
+// published elsewhere has none. Links of shares no longer listed
+// (revoked elsewhere, expired) are forgotten.
 func (s *Syncer) Shares(ctx context.Context) ([]api.Share, error) {
 	s.mu.Lock()
 	c, err := s.clientLocked()
+	server := s.settings.URL
+	ob, oerr := s.existingOutboxLocked()
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
+	}
+	if oerr != nil {
+		return nil, oerr
 	}
 	list, err := c.ListShares(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list shares: %w", explain(err))
 	}
+	if ob == nil {
+		return list, nil
+	}
+	links, err := ob.links(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	for i, sh := range list {
+		if u, ok := links[sh.ID]; ok {
+			list[i].URL = u
+			delete(links, sh.ID)
+		}
+	}
+	for id := range links {
+		if err := ob.dropLink(ctx, server, id); err != nil {
+			return nil, err
+		}
+	}
 	return list, nil
 }
 
-// Unshare revokes a share by its id.
+// Unshare revokes a share by its id, and forgets its link.
 func (s *Syncer) Unshare(ctx context.Context, id string) error {
 	s.mu.Lock()
 	c, err := s.clientLocked()
+	server := s.settings.URL
+	ob, oerr := s.existingOutboxLocked()
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if err := c.DeleteShare(ctx, id); err != nil {
+	if oerr != nil {
+		return oerr
+	}
+	err = c.DeleteShare(ctx, id)
+	if (err == nil || api.IsNotFound(err)) && ob != nil {
+		if derr := ob.dropLink(ctx, server, id); derr != nil {
+			return derr
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("revoke share %s: %w", id, explain(err))
+	}
+	return nil
+}
+
+// existingOutboxLocked is the outbox, opened if its file exists; nil when
+// it does not (nothing was ever published or sent from here).
+func (s *Syncer) existingOutboxLocked() (*outbox, error) {
+	if s.ob == nil {
+		if _, err := os.Stat(s.outboxPath()); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	return s.outboxLocked()
+}
+
+// keepLink records the link of a share just published on server.
+func (o *outbox) keepLink(ctx context.Context, server string, sh api.Share, now time.Time) error {
+	if sh.URL == "" {
+		return errors.New("the control plane gave no link")
+	}
+	_, err := o.db.ExecContext(ctx, `INSERT INTO share_links (server, share_id, url, created_ms) VALUES (?, ?, ?, ?)
+		ON CONFLICT (server, share_id) DO UPDATE SET url = excluded.url`, server, sh.ID, sh.URL, now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("sync outbox: keep the share's link: %w", err)
+	}
+	return nil
+}
+
+// links are the kept links of the shares published on server, by id.
+func (o *outbox) links(ctx context.Context, server string) (map[string]string, error) {
+	rows, err := o.db.QueryContext(ctx, `SELECT share_id, url FROM share_links WHERE server = ?`, server)
+	if err != nil {
+		return nil, fmt.Errorf("sync outbox: read the share links: %w", err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var id, u string
+		if err := rows.Scan(&id, &u); err != nil {
+			return nil, fmt.Errorf("sync outbox: read the share links: %w", err)
+		}
+		m[id] = u
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sync outbox: read the share links: %w", err)
+	}
+	return m, nil
+}
+
+// dropLink forgets the link of a share.
+func (o *outbox) dropLink(ctx context.Context, server, id string) error {
+	if _, err := o.db.ExecContext(ctx, `DELETE FROM share_links WHERE server = ? AND share_id = ?`, server, id); err != nil {
+		return fmt.Errorf("sync outbox: forget the share's link: %w", err)
 	}
 	return nil
 }

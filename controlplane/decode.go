@@ -232,6 +232,8 @@ type snapshotIn struct {
 	Runtime   string    `json:"runtime"`
 	CreatedAt string    `json:"createdAt"`
 	Entries   []entryIn `json:"entries"`
+	// StrictBreaks: how the page shows the texts' line breaks (api.ShareSnapshot).
+	StrictBreaks bool `json:"strictBreaks"`
 }
 
 type entryIn struct {
@@ -262,7 +264,7 @@ func decodeShare(body []byte, now time.Time) (shareRequest, error) {
 		return shareRequest{}, badRequest("field \"snapshot\" is required")
 	}
 	var snap snapshotIn
-	if err := decodeStrict(in.Snapshot, &snap, "snapshot", "title, runtime, createdAt, entries (kind, text, title, toolKind, status)"); err != nil {
+	if err := decodeStrict(in.Snapshot, &snap, "snapshot", "title, runtime, createdAt, entries (kind, text, title, toolKind, status), strictBreaks"); err != nil {
 		return shareRequest{}, err
 	}
 	if _, err := parseTime("snapshot.createdAt", snap.CreatedAt, true); err != nil {

@@ -39,7 +39,11 @@
 // scripts, and a Content-Security-Policy (PageCSP) that forbids them
 // anyway. It speaks the viewer's language (Accept-Language: Chinese, else
 // English; package internal/l10n). The token is 256 random bits; the
-// share's id, which names it in the API, is a different value. Revoking
+// share's id, which names it in the API, is a different value. Like a
+// user's token, the share's token is stored as its hash (HashToken) and
+// given once, in the answer that creates the share; listing shares gives
+// neither token nor URL (the client keeps its own record of the URL).
+// Migration 0002 hashed the tokens stored in clear before. Revoking
 // deletes the share; an expired one is refused on every read and purged in
 // the background (Server.PurgeExpiredShares). Copying a share creates a
 // new session owned by the copier, version 1, copiedFrom = the share's id,

@@ -151,11 +151,15 @@ func (s *Server) shareURL(r *http.Request, token string) string {
 	return base + "/s/" + token
 }
 
-func (s *Server) shareOut(r *http.Request, sh StoredShare) api.Share {
-	return api.Share{
-		ID: sh.ID, Token: sh.Token, URL: s.shareURL(r, sh.Token), SessionID: sh.SessionID,
-		CreatedAt: sh.CreatedAt, ExpiresAt: sh.ExpiresAt,
+// shareOut is a share as the API gives it. Its token and URL are known
+// only when it is created (token set): the store keeps the token's hash,
+// so a list has neither, and the client keeps its own record of the URL.
+func (s *Server) shareOut(r *http.Request, sh StoredShare, token string) api.Share {
+	out := api.Share{ID: sh.ID, SessionID: sh.SessionID, CreatedAt: sh.CreatedAt, ExpiresAt: sh.ExpiresAt}
+	if token != "" {
+		out.Token, out.URL = token, s.shareURL(r, token)
 	}
+	return out
 }
 
 func (s *Server) createShare(w http.ResponseWriter, r *http.Request, p Principal) error {
@@ -173,7 +177,7 @@ func (s *Server) createShare(w http.ResponseWriter, r *http.Request, p Principal
 		return err
 	}
 	sh := StoredShare{
-		ID: newID("shr_"), Token: token, UserID: p.ID, SessionID: req.SessionID,
+		ID: newID("shr_"), TokenHash: HashToken(token), UserID: p.ID, SessionID: req.SessionID,
 		Snapshot: req.Snapshot, CreatedAt: now, ExpiresAt: req.ExpiresAt,
 	}
 	if err := s.store.CreateShare(r.Context(), p.ID, sh); errors.Is(err, ErrNotFound) {
@@ -183,7 +187,7 @@ func (s *Server) createShare(w http.ResponseWriter, r *http.Request, p Principal
 	}
 	// The stores keep nanoseconds: answer what a later list will say.
 	sh.CreatedAt, sh.ExpiresAt = fromNanos(nanos(now)), fromNullNanos(nullNanos(req.ExpiresAt))
-	writeJSON(w, http.StatusCreated, s.shareOut(r, sh))
+	writeJSON(w, http.StatusCreated, s.shareOut(r, sh, token))
 	return nil
 }
 
@@ -194,7 +198,7 @@ func (s *Server) listShares(w http.ResponseWriter, r *http.Request, p Principal)
 	}
 	out := api.ShareList{Shares: make([]api.Share, 0, len(shares))}
 	for _, sh := range shares {
-		out.Shares = append(out.Shares, s.shareOut(r, sh))
+		out.Shares = append(out.Shares, s.shareOut(r, sh, ""))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -233,7 +237,7 @@ func (s *Server) copyShare(w http.ResponseWriter, r *http.Request, p Principal) 
 		return notFound("share")
 	}
 	now := s.now().UTC()
-	rec, sh, err := s.store.CopyShare(r.Context(), p.ID, token, now, func(sh StoredShare) (api.SessionRecord, error) {
+	rec, sh, err := s.store.CopyShare(r.Context(), p.ID, HashToken(token), now, func(sh StoredShare) (api.SessionRecord, error) {
 		return copiedSession(sh, now)
 	})
 	if errors.Is(err, ErrNotFound) {

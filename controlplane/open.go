@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -227,6 +228,13 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+		rewrote := false
+		if step := migrationSteps[m.version]; step != nil {
+			if rewrote, err = step(ctx, tx, s.q); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, s.q.rebind("INSERT INTO schema_migrations (version, name, applied_ns) VALUES (?, ?, ?)"), m.version, m.name, time.Now().UnixNano()); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
@@ -235,8 +243,56 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 		slog.Info("controlplane: schema migrated", "store", s.kind, "version", m.version, "migration", m.name)
+		if rewrote && s.kind == "sqlite" {
+			// The old values stay in free pages and in the WAL until
+			// overwritten: rebuild the file and empty the WAL.
+			if _, err := conn.ExecContext(ctx, "VACUUM"); err != nil {
+				return fmt.Errorf("migration %s: vacuum: %w", m.name, err)
+			}
+			if _, err := conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+				return fmt.Errorf("migration %s: checkpoint: %w", m.name, err)
+			}
+		}
 	}
 	return nil
+}
+
+// migrationSteps are the Go parts of migrations, by version: each runs in
+// its migration's transaction after the SQL, and reports whether it
+// rewrote values that must not survive anywhere in the database file
+// (SQLite is then vacuumed).
+var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx, q queries) (rewrote bool, err error){
+	2: hashShareTokens,
+}
+
+// hashShareTokens (migration 0002) replaces each share token stored in
+// clear by its hash: the share keeps working by its URL, and the
+// database no longer holds what opens it.
+func hashShareTokens(ctx context.Context, tx *sql.Tx, q queries) (bool, error) {
+	type row struct{ id, token string }
+	rows, err := tx.QueryContext(ctx, "SELECT id, token_hash FROM shares")
+	if err != nil {
+		return false, fmt.Errorf("read the share tokens: %w", err)
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.token); err != nil {
+			rows.Close()
+			return false, fmt.Errorf("read the share tokens: %w", err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("read the share tokens: %w", err)
+	}
+	for _, r := range all {
+		if _, err := tx.ExecContext(ctx, q.rebind("UPDATE shares SET token_hash = ? WHERE id = ?"), HashToken(r.token), r.id); err != nil {
+			return false, fmt.Errorf("hash the token of share %s: %w", r.id, err)
+		}
+	}
+	return len(all) > 0, nil
 }
 
 // isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY

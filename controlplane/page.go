@@ -100,7 +100,7 @@ func newPageData(l l10n.Locale, snap api.ShareSnapshot, shared, expires time.Tim
 		if en.Text != "" {
 			if len(en.Text) <= budget {
 				budget -= len(en.Text)
-				pe.HTML = template.HTML(inertmd.Render(en.Text))
+				pe.HTML = template.HTML(inertmd.RenderWith(en.Text, inertmd.Options{StrictBreaks: snap.StrictBreaks}))
 			} else {
 				budget = 0
 				pe.HTML = template.HTML(inertmd.Preformatted(en.Text))
@@ -145,7 +145,7 @@ func (s *Server) sharePage(w http.ResponseWriter, r *http.Request) {
 		s.renderPage(w, r, http.StatusNotFound, pageData{Lang: l, NotFound: true})
 		return
 	}
-	sh, err := s.store.ShareByToken(r.Context(), token, s.now())
+	sh, err := s.store.ShareByTokenHash(r.Context(), HashToken(token), s.now())
 	if errors.Is(err, ErrNotFound) {
 		s.renderPage(w, r, http.StatusNotFound, pageData{Lang: l, NotFound: true})
 		return

@@ -299,3 +299,23 @@ func TestSharePageLanguage(t *testing.T) {
 		checkPage(t, page)
 	}
 }
+
+// The share page shows a paragraph's line breaks as the sharer's setting
+// says: as line breaks by default, joined (CJK with nothing between) when
+// strict.
+func TestSharePageLineBreaks(t *testing.T) {
+	h := newHarness(t, "sqlite")
+	s := mustPut(t, h.A, rec("lb-1", 1))
+	for _, strict := range []bool{false, true} {
+		snap := api.ShareSnapshot{Title: "断行", CreatedAt: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), StrictBreaks: strict, Entries: []api.ShareEntry{{Kind: api.EntryAssistant, Text: "命中率。\n第一次"}}}
+		sh := mustShare(t, h.A, s.ID, snap)
+		_, _, page := getPage(t, h, path(t, sh.URL), "")
+		want := "命中率。<br>\n第一次"
+		if strict {
+			want = "命中率。第一次"
+		}
+		if !strings.Contains(page, want) {
+			t.Errorf("strict %v: the page lacks %q:\n%s", strict, want, page)
+		}
+	}
+}

@@ -404,8 +404,8 @@ func (s *sqlStore) CreateShare(ctx context.Context, userID string, sh StoredShar
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q.rebind(`INSERT INTO shares (id, token, user_id, session_id, snapshot, created_ns, expires_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`), sh.ID, sh.Token, userID, sh.SessionID, string(sh.Snapshot), nanos(sh.CreatedAt), nullNanos(sh.ExpiresAt))
+		_, err = tx.ExecContext(ctx, s.q.rebind(`INSERT INTO shares (id, token_hash, user_id, session_id, snapshot, created_ns, expires_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`), sh.ID, sh.TokenHash, userID, sh.SessionID, string(sh.Snapshot), nanos(sh.CreatedAt), nullNanos(sh.ExpiresAt))
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -414,7 +414,7 @@ func (s *sqlStore) CreateShare(ctx context.Context, userID string, sh StoredShar
 	return err
 }
 
-const shareCols = "id, token, user_id, session_id, created_ns, expires_ns"
+const shareCols = "id, token_hash, user_id, session_id, created_ns, expires_ns"
 
 func scanShare(row scanner, snapshot *string) (StoredShare, error) {
 	var (
@@ -422,7 +422,7 @@ func scanShare(row scanner, snapshot *string) (StoredShare, error) {
 		created int64
 		expires sql.NullInt64
 	)
-	dest := []any{&sh.ID, &sh.Token, &sh.UserID, &sh.SessionID, &created, &expires}
+	dest := []any{&sh.ID, &sh.TokenHash, &sh.UserID, &sh.SessionID, &created, &expires}
 	if snapshot != nil {
 		dest = append(dest, snapshot)
 	}
@@ -469,11 +469,11 @@ func (s *sqlStore) DeleteShare(ctx context.Context, userID, id string) error {
 	return nil
 }
 
-const shareByToken = "SELECT " + shareCols + ", snapshot FROM shares WHERE token = ? AND (expires_ns IS NULL OR expires_ns > ?)"
+const shareByTokenHash = "SELECT " + shareCols + ", snapshot FROM shares WHERE token_hash = ? AND (expires_ns IS NULL OR expires_ns > ?)"
 
-func (s *sqlStore) ShareByToken(ctx context.Context, token string, now time.Time) (StoredShare, error) {
+func (s *sqlStore) ShareByTokenHash(ctx context.Context, tokenHash string, now time.Time) (StoredShare, error) {
 	var snap string
-	sh, err := scanShare(s.r.QueryRowContext(ctx, s.q.rebind(shareByToken), token, nanos(now)), &snap)
+	sh, err := scanShare(s.r.QueryRowContext(ctx, s.q.rebind(shareByTokenHash), tokenHash, nanos(now)), &snap)
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredShare{}, ErrNotFound
 	}
@@ -484,7 +484,7 @@ func (s *sqlStore) ShareByToken(ctx context.Context, token string, now time.Time
 	return sh, nil
 }
 
-func (s *sqlStore) CopyShare(ctx context.Context, userID, token string, now time.Time, build func(StoredShare) (api.SessionRecord, error)) (api.SessionRecord, StoredShare, error) {
+func (s *sqlStore) CopyShare(ctx context.Context, userID, tokenHash string, now time.Time, build func(StoredShare) (api.SessionRecord, error)) (api.SessionRecord, StoredShare, error) {
 	var (
 		rec api.SessionRecord
 		sh  StoredShare
@@ -492,7 +492,7 @@ func (s *sqlStore) CopyShare(ctx context.Context, userID, token string, now time
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		var snap string
 		var err error
-		sh, err = scanShare(tx.QueryRowContext(ctx, s.q.rebind(shareByToken), token, nanos(now)), &snap)
+		sh, err = scanShare(tx.QueryRowContext(ctx, s.q.rebind(shareByTokenHash), tokenHash, nanos(now)), &snap)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}

@@ -48,13 +48,14 @@ type Store interface {
 	ListShares(ctx context.Context, userID string, now time.Time) ([]StoredShare, error)
 	// DeleteShare revokes (deletes) one of userID's shares by id.
 	DeleteShare(ctx context.Context, userID, id string) error
-	// ShareByToken returns the share live at now whose URL token is token,
-	// snapshot included.
-	ShareByToken(ctx context.Context, token string, now time.Time) (StoredShare, error)
+	// ShareByTokenHash returns the share live at now whose URL token has
+	// the hash tokenHash (see HashToken), snapshot included.
+	ShareByTokenHash(ctx context.Context, tokenHash string, now time.Time) (StoredShare, error)
 	// CopyShare, in one transaction, reads the share live at now whose
-	// URL token is token, asks build for the new session record and
-	// stores it for userID. It returns the record and the share.
-	CopyShare(ctx context.Context, userID, token string, now time.Time, build func(StoredShare) (api.SessionRecord, error)) (api.SessionRecord, StoredShare, error)
+	// URL token has the hash tokenHash, asks build for the new session
+	// record and stores it for userID. It returns the record and the
+	// share.
+	CopyShare(ctx context.Context, userID, tokenHash string, now time.Time, build func(StoredShare) (api.SessionRecord, error)) (api.SessionRecord, StoredShare, error)
 	// PurgeExpired deletes the shares expired at now; it returns how many.
 	PurgeExpired(ctx context.Context, now time.Time) (int64, error)
 
@@ -106,10 +107,12 @@ type UserInfo struct {
 }
 
 // StoredShare is a share as the store keeps it. Snapshot is the JSON the
-// client sent, byte for byte (empty from ListShares).
+// client sent, byte for byte (empty from ListShares). TokenHash is the
+// hash of the share's URL token (HashToken): like a user's token, the
+// URL token is shown once, when the share is made, and never stored.
 type StoredShare struct {
 	ID        string
-	Token     string
+	TokenHash string
 	UserID    string
 	SessionID string
 	Snapshot  []byte

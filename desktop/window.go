@@ -254,13 +254,13 @@ func (d *desktop) Call(_ context.Context, method, args string) (string, error) {
 	var err error
 	switch method {
 	case nativePickFolder:
-		path, err = wruntime.OpenDirectoryDialog(ctx, wruntime.OpenDialogOptions{Title: systemLocale().T("dialog.open_title"), CanCreateDirectories: true})
+		path, err = wruntime.OpenDirectoryDialog(ctx, wruntime.OpenDialogOptions{Title: l10n.FromEnv().T("dialog.open_title"), CanCreateDirectories: true})
 	case nativeSaveFile:
 		var a struct{ Dir, Name string }
 		if err := json.Unmarshal([]byte(args), &a); err != nil {
 			return "", fmt.Errorf("%s: %w", method, err)
 		}
-		path, err = wruntime.SaveFileDialog(ctx, wruntime.SaveDialogOptions{Title: systemLocale().T("dialog.export_title"), DefaultDirectory: a.Dir, DefaultFilename: a.Name, CanCreateDirectories: true})
+		path, err = wruntime.SaveFileDialog(ctx, wruntime.SaveDialogOptions{Title: l10n.FromEnv().T("dialog.export_title"), DefaultDirectory: a.Dir, DefaultFilename: a.Name, CanCreateDirectories: true})
 	default:
 		return "", fmt.Errorf("the window has no method %q", method)
 	}
@@ -286,7 +286,7 @@ func (d *desktop) servicesFailed(reason string) {
 }
 
 func (d *desktop) sayFailed(ctx context.Context, reason string) {
-	loc := systemLocale()
+	loc := l10n.FromEnv()
 	_, _ = wruntime.MessageDialog(ctx, wruntime.MessageDialogOptions{
 		Type:    wruntime.ErrorDialog,
 		Title:   loc.T("dialog.services_failed_title"),
@@ -301,17 +301,6 @@ func (d *desktop) servicesRestarted() {
 	if ctx := d.context(); ctx != nil {
 		wruntime.WindowReloadApp(ctx)
 	}
-}
-
-// systemLocale is the language of the native dialogs: the system's
-// (LC_ALL, LC_MESSAGES, LANG — what GTK and the page follow by default).
-func systemLocale() l10n.Locale {
-	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if v := os.Getenv(k); v != "" {
-			return l10n.Parse(v)
-		}
-	}
-	return l10n.EN
 }
 
 // wailsLogger sends Wails' own log lines to slog.

@@ -36,17 +36,17 @@ func Dial(ctx context.Context, socket, token string) (*Client, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
-	if err := json.NewEncoder(conn).Encode(hello{Token: token}); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("mcp: hello: %w", err)
-	}
+	// A host past its caps answers the connection at once and closes it,
+	// possibly before the hello is written: its reason is still read, so a
+	// refusal reads as one and not as a broken pipe.
+	werr := json.NewEncoder(conn).Encode(hello{Token: token})
 	r := bufio.NewReaderSize(conn, 64<<10)
-	line, err := readLine(r)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("mcp: hello: %w", err)
-	}
+	line, err := readLine(r, maxLine, nil)
 	var rep helloReply
+	if err != nil || (werr != nil && json.Unmarshal(line, &rep) != nil) {
+		conn.Close()
+		return nil, fmt.Errorf("mcp: hello: %w", errors.Join(werr, err))
+	}
 	if err := json.Unmarshal(line, &rep); err != nil || !rep.OK {
 		conn.Close()
 		return nil, fmt.Errorf("%w: %s", ErrRefused, rep.Error)
@@ -59,7 +59,7 @@ func Dial(ctx context.Context, socket, token string) (*Client, error) {
 
 func (c *Client) read(r *bufio.Reader) {
 	for {
-		line, err := readLine(r)
+		line, err := readLine(r, maxLine, nil)
 		if err != nil {
 			c.fail(fmt.Errorf("mcp: mnote closed the connection: %w", err))
 			return

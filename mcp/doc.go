@@ -20,6 +20,17 @@
 // {"id","text","isError"} or {"id","error"} in any order (calls run
 // concurrently; edit_note may wait for the user's permission).
 //
+// What a client can make the host hold is bounded (Limits, conn.go): the
+// connections open, those still to present a token (closed after
+// HelloTimeout) and each token's; the calls each connection runs (the
+// host reads no more of its requests meanwhile); and the bytes in flight,
+// one budget for all connections that each call holds from its request to
+// its answer sent, so that however many calls arrive, only as many run as
+// their answers fit. An answer over the channel's line is an error that
+// says to ask for less; a client that does not take its answers is
+// closed. Refused connections are logged at most once a minute, with the
+// count of those not logged.
+//
 // The tools (Names; their arguments are the *Args types) take
 // workspace-relative paths; the Handler resolves them through the
 // session's confined agent file system, so the tools reach exactly what

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -29,15 +28,20 @@ type Handler interface {
 // Host is the app's end of the channel: one unix socket, one token per
 // registered session.
 type Host struct {
-	path string
-	dir  string // removed on Close when Listen made it a temporary one
-	ln   *net.UnixListener
-	log  *slog.Logger
+	path     string
+	dir      string // removed on Close when Listen made it a temporary one
+	ln       *net.UnixListener
+	log      *slog.Logger
+	lim      Limits
+	budget   *budget
+	refusals *refusalLog
 
-	mu     sync.Mutex
-	tokens map[[32]byte]*registration
-	closed bool
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	tokens  map[[32]byte]*registration
+	conns   map[*net.UnixConn]struct{} // open connections
+	pending int                        // of them, those without a token yet
+	closed  bool
+	wg      sync.WaitGroup
 }
 
 type registration struct {
@@ -45,6 +49,7 @@ type registration struct {
 	h      Handler
 	ctx    context.Context // ends with Unregister or Close
 	cancel context.CancelFunc
+	conns  int // open connections with this token (under Host.mu)
 }
 
 // maxSocketPath keeps the socket path within sun_path (108 bytes on
@@ -52,10 +57,15 @@ type registration struct {
 const maxSocketPath = 100
 
 // Listen makes dir (mode 0700; it must be ours and not a symbolic link)
-// and listens on a socket of mode 0600 in it. When dir is empty or too
-// deep for a socket path, a new private folder under the temporary folder
-// is used instead.
+// and listens on a socket of mode 0600 in it, with the default Limits.
+// When dir is empty or too deep for a socket path, a new private folder
+// under the temporary folder is used instead.
 func Listen(dir string, log *slog.Logger) (*Host, error) {
+	return ListenLimits(dir, log, Limits{})
+}
+
+// ListenLimits is Listen with lim (its zero fields take their defaults).
+func ListenLimits(dir string, log *slog.Logger, lim Limits) (*Host, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -85,7 +95,10 @@ func Listen(dir string, log *slog.Logger) (*Host, error) {
 		ln.Close()
 		return nil, fmt.Errorf("mcp: socket mode: %w", err)
 	}
-	h := &Host{path: p, dir: tmp, ln: ln, log: log, tokens: map[[32]byte]*registration{}}
+	lim = lim.withDefaults()
+	h := &Host{path: p, dir: tmp, ln: ln, log: log, lim: lim, budget: newBudget(lim.Bytes),
+		refusals: &refusalLog{log: log, every: lim.LogEvery, now: time.Now},
+		tokens:   map[[32]byte]*registration{}, conns: map[*net.UnixConn]struct{}{}}
 	h.wg.Add(1)
 	go h.accept()
 	return h, nil
@@ -160,8 +173,8 @@ func (h *Host) lookup(token string) *registration {
 	return r
 }
 
-// Close stops listening, revokes every token and waits for the
-// connections to end.
+// Close stops listening, revokes every token, closes the connections and
+// waits for their calls to end.
 func (h *Host) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -171,123 +184,19 @@ func (h *Host) Close() error {
 	h.closed = true
 	regs := h.tokens
 	h.tokens = map[[32]byte]*registration{}
+	err := h.ln.Close() // under mu: accept admits no more connections
+	for c := range h.conns {
+		c.Close()
+	}
 	h.mu.Unlock()
 	for _, r := range regs {
 		r.cancel()
 	}
-	err := h.ln.Close()
 	h.wg.Wait()
+	h.refusals.flush()
 	os.Remove(h.path)
 	if h.dir != "" {
 		os.RemoveAll(h.dir)
 	}
 	return err
-}
-
-func (h *Host) accept() {
-	defer h.wg.Done()
-	var conns sync.WaitGroup
-	defer conns.Wait()
-	for {
-		c, err := h.ln.AcceptUnix()
-		if err != nil {
-			return // closed
-		}
-		conns.Add(1)
-		go func() {
-			defer conns.Done()
-			h.serveConn(c)
-		}()
-	}
-}
-
-// helloTimeout bounds the wait for a connection's hello.
-const helloTimeout = 10 * time.Second
-
-func (h *Host) serveConn(c *net.UnixConn) {
-	defer c.Close()
-	if !peerIsMe(c) {
-		h.log.Warn("mcp: a connection from another user was refused")
-		return
-	}
-	r := bufio.NewReaderSize(c, 64<<10)
-	if err := c.SetReadDeadline(time.Now().Add(helloTimeout)); err != nil {
-		return
-	}
-	line, err := readLine(r)
-	if err != nil {
-		return
-	}
-	var hi hello
-	var reg *registration
-	if json.Unmarshal(line, &hi) == nil && hi.Token != "" {
-		reg = h.lookup(hi.Token)
-	}
-	enc := json.NewEncoder(c)
-	if reg == nil {
-		h.log.Warn("mcp: a connection with an unknown token was refused")
-		_ = enc.Encode(helloReply{Error: "refused: unknown or revoked token"})
-		return
-	}
-	if err := c.SetReadDeadline(time.Time{}); err != nil {
-		return
-	}
-	if err := enc.Encode(helloReply{OK: true}); err != nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(reg.ctx)
-	defer cancel()
-	go func() { // a revoked token ends its connection
-		<-ctx.Done()
-		c.Close()
-	}()
-	var wmu sync.Mutex
-	var calls sync.WaitGroup
-	defer calls.Wait()
-	for {
-		line, err := readLine(r)
-		if err != nil {
-			cancel() // the client is gone: running calls stop
-			return
-		}
-		var req request
-		if err := json.Unmarshal(line, &req); err != nil || req.Tool == "" {
-			wmu.Lock()
-			_ = enc.Encode(response{ID: req.ID, Error: "bad request"})
-			wmu.Unlock()
-			continue
-		}
-		calls.Add(1)
-		go func() {
-			defer calls.Done()
-			res, err := reg.h.CallTool(ctx, req.Tool, req.Args)
-			out := response{ID: req.ID, Text: res.Text, IsError: res.IsError}
-			if err != nil {
-				out = response{ID: req.ID, Error: err.Error()}
-			}
-			wmu.Lock()
-			defer wmu.Unlock()
-			if err := enc.Encode(out); err != nil {
-				h.log.Debug("mcp: answer not sent", "err", err)
-			}
-		}()
-	}
-}
-
-// readLine reads one line of at most maxLine bytes, without its newline.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if len(buf) > maxLine {
-			return nil, errors.New("mcp: line too long")
-		}
-		if err == nil {
-			return buf[:len(buf)-1], nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, err
-		}
-	}
 }

@@ -69,7 +69,7 @@ func BenchmarkBuild10k(b *testing.B) {
 			return nil
 		})
 		read = time.Since(t0)
-		ix, err := Open(b.Context(), filepath.Join(b.TempDir(), "n.db"), dir, Options{})
+		ix, err := Open(b.Context(), filepath.Join(b.TempDir(), "n.db"), openWS(b, dir), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func percentile(lat []time.Duration, p int) time.Duration {
 func BenchmarkSearch100k(b *testing.B) {
 	dir := b.TempDir()
 	writeNotes(b, dir, 100000, 2)
-	ix, err := Open(b.Context(), filepath.Join(b.TempDir(), "n.db"), dir, Options{})
+	ix, err := Open(b.Context(), filepath.Join(b.TempDir(), "n.db"), openWS(b, dir), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func BenchmarkSearch100k(b *testing.B) {
 func BenchmarkChangeSearchable(b *testing.B) {
 	dir := b.TempDir()
 	rels := writeNotes(b, dir, 10000, 4)
-	ix, err := Open(b.Context(), filepath.Join(b.TempDir(), "n.db"), dir, Options{})
+	ix, err := Open(b.Context(), filepath.Join(b.TempDir(), "n.db"), openWS(b, dir), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,9 +13,13 @@
 //
 // Only regular files ending in .md or .markdown are indexed. Files over
 // MaxNoteSize, or whose bytes are not UTF-8 text (a NUL byte, invalid
-// UTF-8), are skipped and counted in Stats, never fatal. Files are opened
-// beneath the folder (os.Root), so a symlink that leads outside is not
-// followed.
+// UTF-8), are skipped and counted in Stats, never fatal. The folder is
+// walked and read through its *workspace.Workspace (WalkAgentFiles,
+// ReadAgentFile), under the one rule of what an agent may read: what an
+// agent's fs/read_text_file or read_note refuses (a file with several hard
+// links, a symbolic link leading out, a FIFO, mnote's own folders, a
+// kernel file system) is not indexed at all, so search, the listing,
+// outlines and backlinks never show it.
 //
 // Links resolve as Obsidian resolves them: [[Name]] is the note whose file
 // name (without .md) is Name, case-insensitively; [[folder/Name]] is a note
@@ -31,6 +35,10 @@
 // #heading, |alias and form, a bare name staying bare when it still finds
 // the note; relative Markdown links are recomputed; the moved note's own
 // relative links follow it); FolderMoveRewrites does the same for every
-// note of a moved folder at once. It writes nothing: the app saves the
-// texts through the workspace.
+// note of a moved folder at once. Links to attachments (files that are
+// no notes: ![](attachments/a.png), ![[a.png]], [a](b.pdf)) are indexed
+// apart: they never count as a note's links nor as unresolved, and follow
+// an attachment's move, a moved note and a moved folder the same way.
+// Unresolved lists the links to notes no note answers. It writes nothing:
+// the app saves the texts through the workspace.
 package notes

@@ -8,16 +8,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"mnote/store/ftstoken"
 	"mnote/store/sqlitedb"
+	"mnote/workspace"
 )
 
 // MaxNoteSize is the largest note indexed (bigger ones are counted as
@@ -26,7 +25,7 @@ const MaxNoteSize = 4 << 20
 
 // schemaVersion is PRAGMA user_version of the index. An index of another
 // version is dropped and built again: it is derived.
-const schemaVersion = 1
+const schemaVersion = 3 // 2: titles and tags (tags.go); 3: links to attachments (links.file)
 
 const schema = `
 CREATE TABLE IF NOT EXISTS notes (
@@ -54,7 +53,8 @@ CREATE TABLE IF NOT EXISTS links (
     key     TEXT NOT NULL,    -- lower-case file name of the target, for backlinks
     heading TEXT NOT NULL,
     alias   TEXT NOT NULL,
-    wiki    INTEGER NOT NULL
+    wiki    INTEGER NOT NULL,
+    file    INTEGER NOT NULL DEFAULT 0 -- 1: to a file that is no note (an attachment)
 );
 CREATE INDEX IF NOT EXISTS links_src ON links (src);
 CREATE INDEX IF NOT EXISTS links_key ON links (key);
@@ -73,19 +73,15 @@ type Options struct {
 	// Ignore names files and folders left out wherever they are (".git",
 	// "node_modules", …): the workspace's list.
 	Ignore []string
-	// Exclude are folders never indexed wherever they are found (mnote's
-	// own config, data and state folders, when the notes folder holds
-	// them), compared by identity, not by name.
-	Exclude []string
 }
 
 // Index is one workspace's notes index. It is safe for concurrent use.
 type Index struct {
-	dir     string
-	path    string
-	w, r    *sql.DB
-	ignore  map[string]bool
-	exclude []os.FileInfo
+	ws     *workspace.Workspace
+	dir    string
+	path   string
+	w, r   *sql.DB
+	ignore map[string]bool
 }
 
 // Stats counts what a Sync saw.
@@ -115,17 +111,17 @@ func PathFor(dataDir, dir string) (string, error) {
 	return filepath.Join(dataDir, "notes", hex.EncodeToString(sum[:16])+".db"), nil
 }
 
-// Open opens (creating it if needed) the index at dbPath of the notes in
-// dir. A file that is not a usable index is replaced by an empty one;
-// Sync fills it.
-func Open(ctx context.Context, dbPath, dir string, opts Options) (*Index, error) {
+// Open opens (creating it if needed) the index at dbPath of the notes of
+// the workspace ws. A file that is not a usable index is replaced by an
+// empty one; Sync fills it.
+func Open(ctx context.Context, dbPath string, ws *workspace.Workspace, opts Options) (*Index, error) {
 	if err := ftstoken.Err(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
 		return nil, fmt.Errorf("notes: index folder: %w", err)
 	}
-	ix, err := open(ctx, dbPath, dir, opts)
+	ix, err := open(ctx, dbPath, ws, opts)
 	if err == nil {
 		return ix, nil
 	}
@@ -135,21 +131,16 @@ func Open(ctx context.Context, dbPath, dir string, opts Options) (*Index, error)
 			return nil, fmt.Errorf("notes: index %s is unusable (%v) and cannot be removed: %w", dbPath, err, rerr)
 		}
 	}
-	return open(ctx, dbPath, dir, opts)
+	return open(ctx, dbPath, ws, opts)
 }
 
-func open(ctx context.Context, dbPath, dir string, opts Options) (_ *Index, err error) {
+func open(ctx context.Context, dbPath string, ws *workspace.Workspace, opts Options) (_ *Index, err error) {
 	if err := sqlitedb.Create(dbPath); err != nil {
 		return nil, fmt.Errorf("notes: open index: %w", err)
 	}
-	ix := &Index{dir: dir, path: dbPath, ignore: make(map[string]bool)}
+	ix := &Index{ws: ws, dir: ws.Dir(), path: dbPath, ignore: make(map[string]bool)}
 	for _, n := range opts.Ignore {
 		ix.ignore[n] = true
-	}
-	for _, d := range opts.Exclude {
-		if fi, err := os.Stat(d); err == nil {
-			ix.exclude = append(ix.exclude, fi)
-		}
 	}
 	defer func() {
 		if err != nil {
@@ -167,7 +158,7 @@ func open(ctx context.Context, dbPath, dir string, opts Options) (_ *Index, err 
 	if v != schemaVersion && v != 0 {
 		return nil, fmt.Errorf("notes: index %s has version %d", dbPath, v)
 	}
-	if _, err := ix.w.ExecContext(ctx, schema+fmt.Sprintf("PRAGMA user_version = %d;", schemaVersion)); err != nil {
+	if _, err := ix.w.ExecContext(ctx, schema+metaSchema+fmt.Sprintf("PRAGMA user_version = %d;", schemaVersion)); err != nil {
 		return nil, fmt.Errorf("notes: index %s: %w", dbPath, err)
 	}
 	if ix.r, err = sqlitedb.OpenReaders(sqlitedb.DSN(dbPath, q+"&_query_only=1")); err != nil {
@@ -200,37 +191,12 @@ type fileInfo struct {
 // dropped. progress, if not nil, is told done of total notes now and then.
 func (ix *Index) Sync(ctx context.Context, progress func(done, total int)) (Stats, error) {
 	var st Stats
-	root, err := os.OpenRoot(ix.dir)
-	if err != nil {
-		return st, fmt.Errorf("notes: open %s: %w", ix.dir, err)
-	}
-	defer root.Close()
 	onDisk := make(map[string]fileInfo)
-	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "." {
-				return err
-			}
-			return nil // an unreadable folder is left out, not fatal
+	err := ix.ws.WalkAgentFiles(ctx, func(p string, fi fs.FileInfo) error {
+		if isNoteName(p) && !ix.ignoredPath(p) {
+			onDisk[p] = fileInfo{fi.Size(), fi.ModTime().UnixNano()}
 		}
-		if p != "." && ix.ignored(d.Name()) {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() && ix.excluded(root, p) {
-			return fs.SkipDir
-		}
-		if d.IsDir() || !d.Type().IsRegular() || !isNoteName(p) {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		onDisk[p] = fileInfo{fi.Size(), fi.ModTime().UnixNano()}
-		return ctx.Err()
+		return nil
 	})
 	if err != nil {
 		return st, fmt.Errorf("notes: walk %s: %w", ix.dir, err)
@@ -275,7 +241,7 @@ func (ix *Index) Sync(ctx context.Context, progress func(done, total int)) (Stat
 	}
 	for i, p := range todo {
 		_, had := known[p]
-		if err := ix.indexFile(ctx, ps, root, p, had, &st); err != nil {
+		if err := ix.indexFile(ctx, ps, p, had, onDisk[p], &st); err != nil {
 			return st, err
 		}
 		st.Read++
@@ -315,13 +281,13 @@ func (ix *Index) Update(ctx context.Context, rel string) error {
 		return fmt.Errorf("notes: %w", err)
 	}
 	defer tx.Rollback()
-	if lerr != nil || !fi.Mode().IsRegular() || !isNoteName(rel) || ix.ignoredPath(rel) || ix.inExcluded(root, rel) {
+	if lerr != nil || !fi.Mode().IsRegular() || !isNoteName(rel) || ix.ignoredPath(rel) {
 		if err := deleteNote(ctx, tx, rel); err != nil {
 			return err
 		}
 	} else if ps, err := prepare(ctx, tx); err != nil {
 		return err
-	} else if err := ix.indexFile(ctx, ps, root, rel, true, &Stats{}); err != nil {
+	} else if err := ix.indexFile(ctx, ps, rel, true, fileInfo{fi.Size(), fi.ModTime().UnixNano()}, &Stats{}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -373,37 +339,11 @@ func (ix *Index) ignoredPath(rel string) bool {
 	return false
 }
 
-// excluded reports whether the folder at rel is one of Options.Exclude.
-func (ix *Index) excluded(root *os.Root, rel string) bool {
-	if len(ix.exclude) == 0 {
-		return false
-	}
-	fi, err := root.Stat(rel)
-	if err != nil {
-		return true
-	}
-	for _, x := range ix.exclude {
-		if os.SameFile(fi, x) {
-			return true
-		}
-	}
-	return false
-}
-
-// inExcluded reports whether a note's path lies in an excluded folder.
-func (ix *Index) inExcluded(root *os.Root, rel string) bool {
-	for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
-		if ix.excluded(root, d) {
-			return true
-		}
-	}
-	return false
-}
-
 // stmts are the statements of one write transaction, prepared once.
 type stmts struct {
 	tx                            *sql.Tx
 	note, text, head, headFTS, lk *sql.Stmt
+	title, tag                    *sql.Stmt
 }
 
 func prepare(ctx context.Context, tx *sql.Tx) (*stmts, error) {
@@ -416,7 +356,9 @@ func prepare(ctx context.Context, tx *sql.Tx) (*stmts, error) {
 		{&s.text, `INSERT INTO notes_fts (rowid, text) VALUES (?, ?)`},
 		{&s.head, `INSERT INTO headings (path, line, level, text) VALUES (?, ?, ?, ?)`},
 		{&s.headFTS, `INSERT INTO headings_fts (rowid, text) VALUES (?, ?)`},
-		{&s.lk, `INSERT INTO links (src, line, context, target, key, heading, alias, wiki) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.title, `INSERT INTO titles (path, title) VALUES (?, ?)`},
+		{&s.tag, `INSERT INTO tags (path, line, tag, key, context) VALUES (?, ?, ?, ?, ?)`},
+		{&s.lk, `INSERT INTO links (src, line, context, target, key, heading, alias, wiki, file) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 	} {
 		st, err := tx.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -428,45 +370,39 @@ func prepare(ctx context.Context, tx *sql.Tx) (*stmts, error) {
 }
 
 // indexFile reads one note and replaces its rows (in s's transaction);
-// known says whether the index may hold rows of it.
-func (ix *Index) indexFile(ctx context.Context, s *stmts, root *os.Root, rel string, known bool, st *Stats) error {
+// known says whether the index may hold rows of it, seen is the size and
+// modification time the walk saw (kept when the note is skipped). The note is read as an
+// agent's read would read it (workspace.ReadAgentFile): what that refuses
+// (a file with several hard links, a symbolic link, a FIFO, mnote's own
+// folders) is not indexed at all, so search, the listing, outlines and
+// backlinks show nothing an agent may not read.
+func (ix *Index) indexFile(ctx context.Context, s *stmts, rel string, known bool, seen fileInfo, st *Stats) error {
 	tx := s.tx
 	if known {
 		if err := deleteNote(ctx, tx, rel); err != nil {
 			return err
 		}
 	}
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil // gone meanwhile: the watcher will say so
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
+	b, fi, err := ix.ws.ReadAgentFile(rel)
 	name := strings.ToLower(strings.TrimSuffix(path.Base(rel), path.Ext(rel)))
 	skipped := ""
 	var text string
-	if fi.Size() > MaxNoteSize {
+	switch {
+	case errors.Is(err, workspace.ErrTooLarge), err == nil && len(b) > MaxNoteSize:
 		skipped = "too-big"
 		st.TooBig++
-	} else {
-		b, err := io.ReadAll(io.LimitReader(f, MaxNoteSize+1))
-		if err != nil {
-			return nil
-		}
-		if len(b) > MaxNoteSize {
-			skipped = "too-big"
-			st.TooBig++
-		} else if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
-			skipped = "not-text"
-			st.NotText++
-		} else {
-			text = string(bytes.TrimPrefix(b, []byte("\uFEFF")))
-		}
+	case errors.Is(err, workspace.ErrNotText), err == nil && bytes.IndexByte(b, 0) >= 0:
+		skipped = "not-text"
+		st.NotText++
+	case err != nil:
+		return nil // refused, or gone meanwhile (the watcher will say so)
+	default:
+		text = string(bytes.TrimPrefix(b, []byte("\uFEFF")))
 	}
-	res, err := s.note.ExecContext(ctx, rel, name, fi.Size(), fi.ModTime().UnixNano(), skipped)
+	if fi != nil {
+		seen = fileInfo{fi.Size(), fi.ModTime().UnixNano()}
+	}
+	res, err := s.note.ExecContext(ctx, rel, name, seen.size, seen.mtime, skipped)
 	if err != nil {
 		return fmt.Errorf("notes: index %s: %w", rel, err)
 	}
@@ -477,8 +413,8 @@ func (ix *Index) indexFile(ctx context.Context, s *stmts, root *os.Root, rel str
 	if _, err := s.text.ExecContext(ctx, id, text); err != nil {
 		return fmt.Errorf("notes: index %s: %w", rel, err)
 	}
-	heads, links := parse(rel, text)
-	for _, h := range heads {
+	note := parse(rel, text)
+	for _, h := range note.heads {
 		res, err := s.head.ExecContext(ctx, rel, h.Line, h.Level, h.Text)
 		if err != nil {
 			return fmt.Errorf("notes: index %s: %w", rel, err)
@@ -488,16 +424,32 @@ func (ix *Index) indexFile(ctx context.Context, s *stmts, root *os.Root, rel str
 			return fmt.Errorf("notes: index %s: %w", rel, err)
 		}
 	}
-	for _, l := range links {
-		key := strings.ToLower(path.Base(l.Target))
-		if !l.Wiki {
-			key = strings.TrimSuffix(key, path.Ext(key))
+	if note.title != "" {
+		if _, err := s.title.ExecContext(ctx, rel, note.title); err != nil {
+			return fmt.Errorf("notes: index %s: %w", rel, err)
 		}
-		if _, err := s.lk.ExecContext(ctx, rel, l.Line, l.Context, l.Target, key, l.Heading, l.Alias, l.Wiki); err != nil {
+	}
+	for _, t := range note.tags {
+		if _, err := s.tag.ExecContext(ctx, rel, t.Line, t.Tag, strings.ToLower(t.Tag), t.Context); err != nil {
+			return fmt.Errorf("notes: index %s: %w", rel, err)
+		}
+	}
+	for _, l := range note.links {
+		if _, err := s.lk.ExecContext(ctx, rel, l.Line, l.Context, l.Target, linkKey(l), l.Heading, l.Alias, l.Wiki, l.file); err != nil {
 			return fmt.Errorf("notes: index %s: %w", rel, err)
 		}
 	}
 	return nil
+}
+
+// linkKey is the name a link is found by (lower-case): a note's file name
+// without its extension, an attachment's with it.
+func linkKey(l Link) string {
+	key := strings.ToLower(path.Base(l.Target))
+	if !l.Wiki && !l.file {
+		key = strings.TrimSuffix(key, path.Ext(key))
+	}
+	return key
 }
 
 // deleteNote drops a note's rows. The full-text rows go by rowid: FTS5
@@ -509,6 +461,8 @@ func deleteNote(ctx context.Context, tx *sql.Tx, rel string) error {
 		`DELETE FROM notes WHERE path = ?`,
 		`DELETE FROM headings WHERE path = ?`,
 		`DELETE FROM links WHERE src = ?`,
+		`DELETE FROM titles WHERE path = ?`,
+		`DELETE FROM tags WHERE path = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, rel); err != nil {
 			return fmt.Errorf("notes: drop %s: %w", rel, err)

@@ -5,7 +5,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+
+	"mnote/workspace"
 )
 
 func write(t *testing.T, dir, rel, text string) {
@@ -19,9 +22,20 @@ func write(t *testing.T, dir, rel, text string) {
 	}
 }
 
+// openWS opens dir as a workspace, with deny as its denied folders.
+func openWS(tb testing.TB, dir string, deny ...string) *workspace.Workspace {
+	tb.Helper()
+	w, err := workspace.Open(dir, workspace.Options{Deny: deny})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { w.Close() })
+	return w
+}
+
 func openIndex(t *testing.T, dir string) *Index {
 	t.Helper()
-	ix, err := Open(t.Context(), filepath.Join(t.TempDir(), "notes.db"), dir, Options{Ignore: []string{".git", "node_modules"}})
+	ix, err := Open(t.Context(), filepath.Join(t.TempDir(), "notes.db"), openWS(t, dir), Options{Ignore: []string{".git", "node_modules"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +206,7 @@ func TestCorruptIndexReplaced(t *testing.T) {
 	if err := os.WriteFile(db, []byte(strings.Repeat("not a database ", 1000)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(t.Context(), db, dir, Options{})
+	ix, err := Open(t.Context(), db, openWS(t, dir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,9 +230,8 @@ func TestOwnFoldersExcluded(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, ".config"), filepath.Join(home, "cfg")); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(t.Context(), filepath.Join(t.TempDir(), "n.db"), home, Options{Exclude: []string{
-		filepath.Join(home, ".local/share/mnote"), filepath.Join(home, ".config/mnote"),
-	}})
+	ix, err := Open(t.Context(), filepath.Join(t.TempDir(), "n.db"),
+		openWS(t, home, filepath.Join(home, ".local/share/mnote"), filepath.Join(home, ".config/mnote")), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,4 +247,89 @@ func TestOwnFoldersExcluded(t *testing.T) {
 	if got := paths(search(t, ix, "笔记", SearchOptions{})); !slices.Equal(got, []string{"notes/a.md"}) {
 		t.Errorf("search = %v, want only notes/a.md", got)
 	}
+}
+
+// The index takes exactly what an agent's read takes: a hard link to a
+// file outside the folder, a symbolic link leading out and a FIFO are
+// refused by read_note, so neither the listing, search, outlines nor
+// backlinks show them, whether the index learns of them by a walk (Sync)
+// or by a change (Update).
+func TestIndexTakesWhatAgentsRead(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, outside, "secret.md", "# Secret heading\ntop secret 机密 [[a]]\n")
+	write(t, dir, "a.md", "# A\nthe note\n")
+	write(t, dir, "later.md", "# Later\nplain 普通 [[a]]\n")
+	if err := os.Link(filepath.Join(outside, "secret.md"), filepath.Join(dir, "hard.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "sym.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, dir)
+	if _, err := ix.Sync(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, want []string) {
+		t.Helper()
+		list, err := ix.List(t.Context(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listed []string
+		for _, n := range list {
+			listed = append(listed, n.Path)
+		}
+		if !slices.Equal(listed, want) {
+			t.Errorf("%s: list = %v, want %v", when, listed, want)
+		}
+		if got := search(t, ix, "机密", SearchOptions{}); got != nil {
+			t.Errorf("%s: search found the outside file's text: %+v", when, got)
+		}
+		if hs, err := ix.Headings(t.Context(), "Secret", 10); err != nil || len(hs) != 0 {
+			t.Errorf("%s: headings %+v %v", when, hs, err)
+		}
+		bl, err := ix.Backlinks(t.Context(), "a.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range bl {
+			if strings.Contains(l.Context, "机密") || l.From != "later.md" {
+				t.Errorf("%s: backlink %+v", when, l)
+			}
+		}
+		for _, p := range []string{"hard.md", "sym.md", "fifo.md"} {
+			if hs, err := ix.Outline(t.Context(), p); err != nil || len(hs) != 0 {
+				t.Errorf("%s: outline of %s: %+v %v", when, p, hs, err)
+			}
+		}
+	}
+	check("after Sync", []string{"a.md", "later.md"})
+
+	// A note the index holds, replaced by a second name of the outside
+	// file (what the watcher reports as a change), is dropped.
+	if err := os.Link(filepath.Join(outside, "secret.md"), filepath.Join(dir, ".tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, ".tmp"), filepath.Join(dir, "later.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"later.md", "hard.md", "sym.md", "fifo.md"} {
+		if err := ix.Update(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after Update", []string{"a.md"})
+
+	// A note that gets a second name outside (its size and modification
+	// time unchanged) is dropped at the next walk.
+	if err := os.Link(filepath.Join(dir, "a.md"), filepath.Join(outside, "a-too.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	check("after a second name outside", nil)
 }

@@ -33,31 +33,75 @@ type Link struct {
 	// Resolved is the note the link points at, "" when none does (filled
 	// in by the index when asked).
 	Resolved string `json:"resolved,omitempty"`
+	// file: the link points at a file that is no note (an attachment:
+	// ![](attachments/a.png), [[a.pdf]]); kept for moves, not listed as a
+	// note's link.
+	file bool
 }
 
 var (
 	wikiRe = regexp.MustCompile(`\[\[([^\[\]\n]+?)\]\]`)
-	// mdLinkRe matches [text](target) but not images' ![alt](src).
-	mdLinkRe = regexp.MustCompile(`(^|[^!])\[[^\]\n]*\]\(([^()\s]+)(?:\s+"[^"\n]*")?\)`)
+	// mdLinkRe matches [text](target) and images' ![alt](src) (group 1 is
+	// the "!" of an image, group 2 the target).
+	mdLinkRe = regexp.MustCompile(`(!?)\[[^\]\n]*\]\(([^()\s]+)(?:\s+"[^"\n]*")?\)`)
 )
+
+// fileExts are the extensions of the files a wikilink names as they are
+// (![[a.png]], [[report.pdf]]): attachments, not notes. Any other name is
+// a note's ([[v1.2]] is the note v1.2.md).
+var fileExts = map[string]bool{}
+
+func init() {
+	// The same list as the UI's (frontend/src/lib/rename.ts KNOWN, less md).
+	for _, e := range strings.Fields(`txt text org rst adoc tex html htm xml json jsonl yaml yml toml ini csv tsv log
+		png jpg jpeg gif bmp svg webp avif ico tif tiff heic
+		mp3 wav m4a ogg flac aac opus mp4 webm ogv mov mkv avi
+		pdf zip epub doc docx xls xlsx ppt pptx odt ods odp canvas excalidraw
+		js ts py go rs java c h cpp sh sql css`) {
+		fileExts["."+e] = true
+	}
+}
+
+// isFileTarget reports whether a wikilink's target names an attachment.
+func isFileTarget(target string) bool {
+	return fileExts[strings.ToLower(path.Ext(target))]
+}
 
 // contextMax bounds a link's context line (in bytes, cut at a rune).
 const contextMax = 300
 
-// parse reads a note's headings and links. Code blocks (``` or ~~~ fences)
-// hold neither.
-func parse(rel, text string) (heads []Heading, links []Link) {
+// parsed is what a note says, read in one pass: its headings and links
+// (code blocks, ``` or ~~~ fences, hold neither), its title and its tags
+// (what meta reads, tags.go).
+type parsed struct {
+	heads []Heading
+	links []Link
+	title string
+	tags  []TagAt
+}
+
+// parse reads a note's headings, links, title and tags.
+func parse(rel, text string) (p parsed) {
 	dir := path.Dir(rel)
-	var fence fences
-	for i, line := range strings.Split(text, "\n") {
+	lines := strings.Split(text, "\n")
+	fm, body := frontMatter(lines)
+	p.title, p.tags = fm.title, fm.tags
+	// The title and tags are read below the front matter, whose fences are
+	// followed from there.
+	var fence, bodyFence fences
+	for i, line := range lines {
 		n := i + 1
 		t := strings.TrimSpace(line)
+		h, isHead := heading(t)
+		if i >= body && !bodyFence.skip(t) {
+			p.meta(line, t, n, h, isHead)
+		}
 		if fence.skip(t) {
 			continue
 		}
-		if h, ok := heading(t); ok {
+		if isHead {
 			h.Path, h.Line = rel, n
-			heads = append(heads, h)
+			p.heads = append(p.heads, h)
 		}
 		if !strings.Contains(line, "](") && !strings.Contains(line, "[[") {
 			continue
@@ -72,19 +116,21 @@ func parse(rel, text string) (heads []Heading, links []Link) {
 			if l.Target == "" { // [[#Heading]]: this note
 				l.Target = strings.TrimSuffix(path.Base(rel), path.Ext(rel))
 			}
-			links = append(links, l)
+			l.file = isFileTarget(l.Target)
+			p.links = append(p.links, l)
 		}
 		for _, m := range mdLinkRe.FindAllStringSubmatch(line, -1) {
-			target, ok := relativeTarget(dir, m[2])
+			target, ok := relativeFile(dir, m[2])
 			if !ok {
 				continue
 			}
 			l := Link{From: rel, Line: n, Context: ctx}
 			l.Target, l.Heading, _ = strings.Cut(target, "#")
-			links = append(links, l)
+			l.file = m[1] == "!" || !isNoteName(l.Target)
+			p.links = append(p.links, l)
 		}
 	}
-	return heads, links
+	return p
 }
 
 // fences follows ``` and ~~~ code fences line by line.
@@ -118,6 +164,19 @@ func wikiParts(inner string) (target, heading, alias string) {
 // note's folder: only relative links to Markdown files inside the
 // workspace count (not URLs, not absolute paths, not ../ past the top).
 func relativeTarget(dir, raw string) (string, bool) {
+	t, ok := relativeFile(dir, raw)
+	if !ok {
+		return "", false
+	}
+	if p, _, _ := strings.Cut(t, "#"); !isNoteName(p) {
+		return "", false
+	}
+	return t, true
+}
+
+// relativeFile is relativeTarget for a link to any file (a note, an
+// image, a PDF…): its workspace-relative path, with its #fragment.
+func relativeFile(dir, raw string) (string, bool) {
 	if strings.Contains(raw, ":") || strings.HasPrefix(raw, "/") || strings.HasPrefix(raw, "\\") || strings.HasPrefix(raw, "#") {
 		return "", false
 	}
@@ -125,7 +184,7 @@ func relativeTarget(dir, raw string) (string, bool) {
 	if u, err := url.PathUnescape(p); err == nil {
 		p = u
 	}
-	if !isNoteName(p) {
+	if p == "" || strings.HasSuffix(p, "/") {
 		return "", false
 	}
 	j := path.Join(dir, p)

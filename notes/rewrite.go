@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -24,15 +25,17 @@ type Rewrite struct {
 // MoveRewrites computes, for a note renamed or moved from → to (the file
 // already at to), the new text of every note whose links pointed at it,
 // and of the moved note itself when its own relative links must follow it
-// to another folder. read gives a note's current text (its path as it is
+// to another folder. An attachment (a file that is no note: an image, a
+// PDF) moved from → to gets its links rewritten the same way:
+// ![](attachments/a.png) recomputed, ![[a.png]] renamed. read gives a note's current text (its path as it is
 // now); a note read reports missing is left out. Nothing is written.
 //
 // The candidates come from the index, which may not have seen the move
 // yet: the move is applied to what it lists before resolving.
 func (ix *Index) MoveRewrites(ctx context.Context, from, to string, read func(rel string) (string, error)) ([]Rewrite, error) {
 	from, to = path.Clean(from), path.Clean(to)
-	if !isNoteName(from) || !isNoteName(to) || from == to {
-		return nil, nil
+	if isNoteName(from) != isNoteName(to) || from == to {
+		return nil, nil // a note that became another kind of file (or back): its links are not the same kind
 	}
 	return ix.movesRewrites(ctx, map[string]string{from: to}, read)
 }
@@ -60,6 +63,13 @@ func (ix *Index) FolderMoveRewrites(ctx context.Context, from, to string, read f
 			moves[from+"/"+rest] = to + "/" + rest
 		}
 	}
+	// Its attachments moved too (on disk at to).
+	if err := ix.walkFiles(to, func(rel string) {
+		rest := strings.TrimPrefix(rel, to+"/")
+		moves[from+"/"+rest] = to + "/" + rest
+	}); err != nil {
+		return nil, err
+	}
 	if len(moves) == 0 {
 		return nil, nil
 	}
@@ -83,11 +93,17 @@ func (ix *Index) movesRewrites(ctx context.Context, moves map[string]string, rea
 		}
 	}
 	// The moved notes first (their own links may need to follow them),
-	// then the notes linking to a name one of them has.
+	// then the notes linking to a name one of them has (an attachment's
+	// name keeps its extension).
 	var srcs []string
 	keys := map[string]bool{}
 	for _, old := range slices.Sorted(maps.Keys(moves)) {
 		nw := moves[old]
+		if !isNoteName(nw) {
+			keys[strings.ToLower(path.Base(old))] = true
+			keys[strings.ToLower(path.Base(nw))] = true
+			continue
+		}
 		all = append(all, nw)
 		srcs = append(srcs, nw)
 		keys[strings.ToLower(stem(old))] = true
@@ -159,6 +175,42 @@ func (ix *Index) linkingTo(ctx context.Context, keys []string) ([]string, error)
 	return out, nil
 }
 
+// walkFiles calls fn with the workspace-relative path of every regular
+// file under the folder dir that is no note (its attachments), leaving out
+// what the index ignores.
+func (ix *Index) walkFiles(dir string, fn func(rel string)) error {
+	root, err := os.OpenRoot(ix.dir)
+	if err != nil {
+		return fmt.Errorf("notes: open %s: %w", ix.dir, err)
+	}
+	defer root.Close()
+	err = fs.WalkDir(root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil // unreadable below: left alone
+		}
+		if ix.ignored(d.Name()) && p != dir {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && !isNoteName(p) {
+			fn(p)
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("notes: files in %s: %w", dir, err)
+	}
+	return nil
+}
+
 // RewriteLinks returns the text of the note at rel with every link that
 // pointed at the note from now pointing at to, where it moved, and how
 // many links it changed. notes lists the workspace's notes after the move
@@ -191,16 +243,20 @@ func RewriteMovedLinks(rel, text string, moves map[string]string, notes []string
 type mover struct {
 	moves  map[string]string // old → new
 	lower  map[string]string // lower-case old → new (Markdown links)
+	files  map[string]string // lower-case old → new, of the attachments moved
 	back   map[string]string // new → old
 	before noteSet           // the notes as they were
 	after  noteSet           // the notes as they are
 }
 
 func newMover(moves map[string]string, notes []string) *mover {
-	m := &mover{moves: moves, lower: map[string]string{}, back: map[string]string{}}
+	m := &mover{moves: moves, lower: map[string]string{}, files: map[string]string{}, back: map[string]string{}}
 	for old, nw := range moves {
 		m.lower[strings.ToLower(old)] = nw
 		m.back[nw] = old
+		if !isNoteName(old) {
+			m.files[strings.ToLower(old)] = nw
+		}
 	}
 	before := make([]string, 0, len(notes)+len(moves))
 	for _, n := range notes {
@@ -254,6 +310,15 @@ func (m *mover) rewriteWiki(line, rel, relBefore string) (string, int) {
 		inner := line[mt[2]:mt[3]]
 		target, _, _ := wikiParts(inner)
 		if target == "" { // [[#Heading]]: the note itself, whatever its name
+			continue
+		}
+		if isFileTarget(target) {
+			if ni, ok := m.fileWiki(inner, target); ok {
+				sb.WriteString(line[last:mt[2]])
+				sb.WriteString(ni)
+				last = mt[3]
+				n++
+			}
 			continue
 		}
 		l := Link{Target: target, Wiki: true}
@@ -314,7 +379,7 @@ func (m *mover) rewriteMarkdown(line, rel, relBefore string) (string, int) {
 	last, n := 0, 0
 	for _, mt := range ms {
 		raw := line[mt[4]:mt[5]]
-		target, ok := relativeTarget(path.Dir(relBefore), raw)
+		target, ok := relativeFile(path.Dir(relBefore), raw)
 		if !ok {
 			continue
 		}
@@ -329,7 +394,7 @@ func (m *mover) rewriteMarkdown(line, rel, relBefore string) (string, int) {
 		if strings.HasPrefix(rawPath, "./") && !strings.HasPrefix(nr, "../") {
 			nr = "./" + nr
 		}
-		nr = escapeLinkPath(nr, strings.Contains(rawPath, "%"))
+		nr = escapeLinkPath(nr, linkEscaping(rawPath))
 		if hasFrag {
 			nr += "#" + frag
 		}
@@ -346,6 +411,37 @@ func (m *mover) rewriteMarkdown(line, rel, relBefore string) (string, int) {
 	}
 	sb.WriteString(line[last:])
 	return sb.String(), n
+}
+
+// fileWiki rewrites the inside of a wikilink to an attachment
+// (![[a.png]], [[docs/a.pdf|the report]]) that moved: a bare name gets the
+// new name, a path the new path; #… and |alias stay. ok is false when the
+// link names no moved attachment, or already reads as it should.
+func (m *mover) fileWiki(inner, target string) (string, bool) {
+	lt := strings.ToLower(target)
+	var now string
+	for old, nw := range m.files {
+		if old == lt || strings.HasSuffix(old, "/"+lt) {
+			now = nw
+			break
+		}
+	}
+	if now == "" {
+		return "", false
+	}
+	head, alias, hasAlias := strings.Cut(inner, "|")
+	_, hpart, hasHeading := strings.Cut(head, "#")
+	ni := now
+	if !strings.Contains(target, "/") {
+		ni = path.Base(now)
+	}
+	if hasHeading {
+		ni += "#" + hpart
+	}
+	if hasAlias {
+		ni += "|" + alias
+	}
+	return ni, ni != inner
 }
 
 // noteSet holds note paths by lower-case name, to resolve links against a
@@ -395,11 +491,43 @@ func relPath(dir, target string) string {
 	return strings.Join(append(parts, ts[i:]...), "/")
 }
 
-// escapeLinkPath makes a path usable as a Markdown link target: each
-// segment URL-escaped when the link was written escaped, else only what a
-// bare target cannot hold (spaces, parentheses).
-func escapeLinkPath(p string, escaped bool) string {
-	if escaped {
+// How a link's path was written: as it reads (a bare target), with the
+// characters a bare target cannot hold escaped (%20 — what mnote writes for a
+// pasted file), or every non-ASCII character escaped too (%E7%BC%93…).
+type escaping int
+
+const (
+	escapeNone escaping = iota
+	escapeASCII
+	escapeAll
+)
+
+// linkEscaping tells how raw (a link's path as written) was escaped.
+func linkEscaping(raw string) escaping {
+	e := escapeNone
+	for i := 0; i+2 < len(raw); i++ {
+		if raw[i] != '%' || !isHex(raw[i+1]) || !isHex(raw[i+2]) {
+			continue
+		}
+		if raw[i+1] >= '8' {
+			return escapeAll // a UTF-8 byte: non-ASCII was escaped
+		}
+		e = escapeASCII
+	}
+	return e
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// escapeLinkPath makes a path usable as a Markdown link target, escaped as
+// the link was written: each segment URL-escaped (escapeAll); else only what
+// a bare target cannot hold (spaces, parentheses), Chinese and the rest left
+// as they read — and a literal % escaped when the link had escapes, so it is
+// not read as one.
+func escapeLinkPath(p string, e escaping) string {
+	if e == escapeAll {
 		segs := strings.Split(p, "/")
 		for i, s := range segs {
 			if s != ".." && s != "." {
@@ -407,6 +535,9 @@ func escapeLinkPath(p string, escaped bool) string {
 			}
 		}
 		return strings.Join(segs, "/")
+	}
+	if e == escapeASCII {
+		p = strings.ReplaceAll(p, "%", "%25")
 	}
 	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "\t", "%09").Replace(p)
 }

@@ -19,6 +19,17 @@ type Hit struct {
 	Line    int     `json:"line"`
 	Snippet string  `json:"snippet"`
 	Rank    float64 `json:"rank"` // bm25: lower is better
+	// Count is how many lines of the note match, Lines the first of them
+	// (SearchOptions.Lines), in order.
+	Count int       `json:"count,omitempty"`
+	Lines []HitLine `json:"lines,omitempty"`
+}
+
+// HitLine is one matching line of a note: 1-based, and its snippet as
+// Hit.Snippet.
+type HitLine struct {
+	Line    int    `json:"line"`
+	Snippet string `json:"snippet"`
 }
 
 // SearchOptions narrow a search.
@@ -27,6 +38,9 @@ type SearchOptions struct {
 	// relative) and below.
 	Folder string
 	Limit  int // 50 when 0
+	// Lines, when set, lists up to that many matching lines of each note
+	// (Hit.Lines); Hit.Count counts them all.
+	Lines int
 }
 
 // snippetRunes is about how much of a long line a hit shows.
@@ -34,17 +48,24 @@ const snippetRunes = 160
 
 // Search finds notes holding every word of query (any order; the last a
 // prefix of 3 or more characters; CJK text as substrings: see
-// store/ftstoken), best first.
+// store/ftstoken), best first. Words written tag:NAME or #NAME keep the
+// notes carrying that tag (or a tag nested in it, NAME/…); a query of tags
+// alone lists those notes by path, their hits being where the tags are
+// written.
 func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]Hit, error) {
-	match := ftstoken.Query(query)
-	if match == "" {
-		return nil, nil
-	}
+	tags, query := splitTags(query)
 	limit := o.Limit
 	if limit <= 0 {
 		limit = 50
 	}
 	folder := strings.Trim(path.Clean("/"+o.Folder), "/")
+	match := ftstoken.Query(query)
+	if match == "" {
+		if len(tags) > 0 {
+			return ix.searchTags(ctx, tags, folder, limit, o.Lines)
+		}
+		return nil, nil
+	}
 	sqlq := `SELECT n.path, highlight(notes_fts, 0, char(1), char(2)), notes_fts.rank
 		FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
 		WHERE notes_fts MATCH ?`
@@ -52,6 +73,11 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 	if folder != "" {
 		sqlq += ` AND n.path >= ? AND n.path < ?` // '0' follows '/'
 		args = append(args, folder+"/", folder+"0")
+	}
+	if len(tags) > 0 {
+		cond, targs := tagFilter(tags)
+		sqlq += cond
+		args = append(args, targs...)
 	}
 	common := ftstoken.AllOneCJK(query) // see ftstoken.AllOneCJK
 	if !common {
@@ -79,6 +105,9 @@ func (ix *Index) Search(ctx context.Context, query string, o SearchOptions) ([]H
 			return nil, fmt.Errorf("notes: search %q: %w", query, err)
 		}
 		h.Line, h.Snippet = lineOfMatch(marked)
+		if o.Lines > 0 {
+			h.Count, h.Lines = matchLines(marked, o.Lines)
+		}
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
@@ -118,8 +147,33 @@ func lineOfMatch(marked string) (int, string) {
 	} else {
 		end += i
 	}
-	text := marked[start:end]
-	at := i - start
+	return line, snippet(marked[start:end], i-start)
+}
+
+// matchLines lists the lines of a note's marked text holding a match
+// (up to max of them, each as lineOfMatch words it) and counts them all.
+func matchLines(marked string, max int) (int, []HitLine) {
+	var out []HitLine
+	count, line := 0, 1
+	for rest := marked; rest != ""; line++ {
+		text, next, found := strings.Cut(rest, "\n")
+		if at := strings.IndexByte(text, 1); at >= 0 {
+			count++
+			if len(out) < max {
+				out = append(out, HitLine{Line: line, Snippet: snippet(text, at)})
+			}
+		}
+		if !found {
+			break
+		}
+		rest = next
+	}
+	return count, out
+}
+
+// snippet is a line with its first match at byte at: cut around it when
+// long, the marks turned into « ».
+func snippet(text string, at int) string {
 	// Cut a long line around the first match.
 	if utf8.RuneCountInString(text) > snippetRunes {
 		from := at
@@ -149,7 +203,7 @@ func lineOfMatch(marked string) (int, string) {
 		}
 	}
 	text = strings.TrimRight(text, "\r")
-	return line, strings.NewReplacer("\x01", "«", "\x02", "»").Replace(text)
+	return strings.NewReplacer("\x01", "«", "\x02", "»").Replace(text)
 }
 
 // Headings finds headings matching query (Quick Open's "#"), best first;
@@ -286,7 +340,7 @@ func pick(from string, l Link, cands []string) string {
 // Links lists a note's outgoing links, each resolved.
 func (ix *Index) Links(ctx context.Context, rel string) ([]Link, error) {
 	rel = path.Clean(rel)
-	links, err := ix.links(ctx, `SELECT src, line, context, target, heading, alias, wiki FROM links WHERE src = ? ORDER BY line`, rel)
+	links, err := ix.links(ctx, `SELECT src, line, context, target, heading, alias, wiki FROM links WHERE src = ? AND file = 0 ORDER BY line`, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +357,7 @@ func (ix *Index) Links(ctx context.Context, rel string) ([]Link, error) {
 func (ix *Index) Backlinks(ctx context.Context, rel string) ([]Link, error) {
 	rel = path.Clean(rel)
 	key := strings.ToLower(strings.TrimSuffix(path.Base(rel), path.Ext(rel)))
-	links, err := ix.links(ctx, `SELECT src, line, context, target, heading, alias, wiki FROM links WHERE key = ? ORDER BY src, line`, key)
+	links, err := ix.links(ctx, `SELECT src, line, context, target, heading, alias, wiki FROM links WHERE key = ? AND file = 0 ORDER BY src, line`, key)
 	if err != nil {
 		return nil, err
 	}
@@ -315,6 +369,36 @@ func (ix *Index) Backlinks(ctx context.Context, rel string) ([]Link, error) {
 		}
 		if to == rel {
 			l.Resolved = to
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// Unresolved lists the links to notes that no note answers (as Resolve
+// would find none), by linking note and line: of the note at rel, or of
+// every note when rel is "". Links to attachments are not counted.
+func (ix *Index) Unresolved(ctx context.Context, rel string) ([]Link, error) {
+	q, args := `SELECT src, line, context, target, heading, alias, wiki FROM links WHERE file = 0 ORDER BY src, line`, []any(nil)
+	if rel != "" {
+		q, args = `SELECT src, line, context, target, heading, alias, wiki FROM links WHERE src = ? AND file = 0 ORDER BY line`, []any{path.Clean(rel)}
+	}
+	links, err := ix.links(ctx, q, args...)
+	if err != nil || len(links) == 0 {
+		return nil, err
+	}
+	all, err := ix.List(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(all))
+	for i, n := range all {
+		paths[i] = n.Path
+	}
+	set := newNoteSet(paths)
+	out := links[:0]
+	for _, l := range links {
+		if set.pick(l.From, l) == "" {
 			out = append(out, l)
 		}
 	}

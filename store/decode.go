@@ -224,6 +224,8 @@ func decodeApp(rec Record) any {
 		v = new(ReplayRecord)
 	case KindToolCallDone:
 		v = new(ToolCallDoneRecord)
+	case KindElicitationAsked, KindElicitationAnswered:
+		v = new(QuestionRecord)
 	case KindTerminalStarted, KindTerminalOutput, KindTerminalExited, KindTerminalReleased:
 		v = new(TerminalRecord)
 	case KindTurnEnded:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // This file makes a fork's transcript (a prompt edited and resent: app's
@@ -89,6 +90,17 @@ func ForkTranscript(src, dst string, first SessionRecord, before int) (ForkStats
 	if rerr != nil && !errors.Is(rerr, errForkPoint) {
 		return fail(fmt.Errorf("store: fork %s: %w", src, rerr))
 	}
+	if first.Title != "" {
+		// The fork's own title, after the copied records: a title the
+		// original's agent sent (a copied session_info_update) does not
+		// replace it, nor do the new agent's.
+		data, err := json.Marshal(TitleRecord{Title: first.Title})
+		if err != nil {
+			return fail(fmt.Errorf("store: fork %s: %w", src, err))
+		}
+		seq++
+		buf = appendRecord(buf, seq, first.CreatedMs, DirApp, KindTitle, data)
+	}
 	if _, err := f.Write(buf); err != nil {
 		return fail(fmt.Errorf("store: fork %s: %w", src, err))
 	}
@@ -115,6 +127,45 @@ func forkKeeps(rec Record) bool {
 		return false
 	}
 	return true
+}
+
+// ForkCount is how many sessions were forked from id, those in the
+// trash counted (a fork's number is never given twice while it is there).
+func (ix *Index) ForkCount(ctx context.Context, id string) (int, error) {
+	var n int
+	if err := ix.r.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE forked_from = ?`, id).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: forks of %s: %w", id, err)
+	}
+	return n, nil
+}
+
+// Titles returns the titles of the sessions ids (those in the trash
+// included; an id without a row is left out).
+func (ix *Index) Titles(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := ix.r.QueryContext(ctx, `SELECT id, title FROM sessions WHERE id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: session titles: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, title string
+		if err := rows.Scan(&id, &title); err != nil {
+			return nil, fmt.Errorf("store: session titles: %w", err)
+		}
+		out[id] = title
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: session titles: %w", err)
+	}
+	return out, nil
 }
 
 // ForkRow is one fork of a session.

@@ -52,7 +52,8 @@ func scanSession(sc interface{ Scan(...any) error }) (SessionRow, error) {
 	return s, err
 }
 
-// ListSessions returns sessions, most recently updated first.
+// ListSessions returns sessions, most recently updated first (of two
+// updated in the same millisecond, the one created last).
 func (ix *Index) ListSessions(ctx context.Context, opt ListOptions) ([]SessionRow, error) {
 	if opt.Limit <= 0 {
 		opt.Limit = 100
@@ -70,7 +71,7 @@ func (ix *Index) ListSessions(ctx context.Context, opt ListOptions) ([]SessionRo
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY updated_ms DESC, id LIMIT ? OFFSET ?"
+	q += " ORDER BY updated_ms DESC, created_ms DESC, id DESC LIMIT ? OFFSET ?"
 	args = append(args, opt.Limit, opt.Offset)
 	rows, err := ix.r.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -45,6 +45,10 @@ const (
 	KindTitle             = "title"              // TitleRecord
 	KindReplay            = "replay"             // ReplayRecord
 	KindToolCallDone      = "tool_call_done"     // ToolCallDoneRecord
+	// An agent's question (elicitation/create) and its answer, both
+	// QuestionRecord.
+	KindElicitationAsked    = "elicitation_asked"
+	KindElicitationAnswered = "elicitation_answered"
 	// A terminal the agent ran (ACP terminal/*); all four are TerminalRecord.
 	KindTerminalStarted  = "terminal_started"
 	KindTerminalOutput   = "terminal_output"
@@ -117,6 +121,21 @@ type PermissionAskedRecord struct {
 	Title      string          `json:"title"`
 	Kind       string          `json:"kind"`
 	Options    json.RawMessage `json:"options"`
+}
+
+// QuestionRecord is an agent's question shown to the user (asked: its
+// message and form schema) or its answer (answered: the action, who
+// answered and the accepted values). Entry is the thread entry that shows
+// it, so a question and its answer meet again when the thread is rebuilt.
+type QuestionRecord struct {
+	Turn       int             `json:"turn"`
+	Entry      string          `json:"entry,omitempty"`
+	Message    string          `json:"message,omitempty"`
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	Schema     json.RawMessage `json:"schema,omitempty"`
+	Action     string          `json:"action,omitempty"`
+	By         string          `json:"by,omitempty"` // user, nobody, cancel
+	Content    json.RawMessage `json:"content,omitempty"`
 }
 
 // PermissionDecidedRecord is the answer to a permission request.

@@ -366,6 +366,15 @@ func (r *reducer) applyApp(st *step) {
 		if !r.shared {
 			r.th.PermissionResolved(a.ToolCallID, a.Outcome, a.OptionKind)
 		}
+	case *QuestionRecord:
+		if r.shared {
+			return
+		}
+		if st.kind == KindElicitationAsked {
+			r.th.AskQuestion(a.Message, a.Schema)
+		} else if a.Entry != "" {
+			r.th.AnswerQuestion(a.Entry, a.Action, a.Content)
+		}
 	case *ToolCallDoneRecord:
 		if !r.shared && a.ToolCallID != "" && a.Status != "" {
 			st := a.Status

@@ -23,6 +23,9 @@ type Hit struct {
 	Snippet string
 	// Rank is FTS5's bm25 rank: lower (more negative) is better.
 	Rank float64
+	// ForkedFrom and ForkedTitle: the session this one was forked from
+	// and its title ("" for a session that is no fork).
+	ForkedFrom, ForkedTitle string
 }
 
 // snippetTokens is how many tokens a snippet shows.
@@ -53,7 +56,7 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]Hit, er
 	rows, err := ix.r.QueryContext(ctx, `
 		SELECT session_id, turn, role, entry, snippet(messages_fts, 0, '«', '»', '…', ?), rank
 		FROM messages_fts WHERE messages_fts MATCH ? ORDER BY `+order+` LIMIT ?`,
-		snippetTokens, match, limit+searchSlack)
+		snippetTokens, match, 2*limit+searchSlack)
 	if err != nil {
 		return nil, fmt.Errorf("store: search %q in %s: %w", query, ix.path, err)
 	}
@@ -73,48 +76,113 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]Hit, er
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	type sess struct{ title, status string }
-	sessions := make(map[string]*sess)
-	var ids []any
-	for _, h := range hits {
-		if sessions[h.SessionID] == nil {
-			sessions[h.SessionID] = &sess{status: StatusDeleted} // no row: leave it out
-			ids = append(ids, h.SessionID)
-		}
-	}
-	srows, err := ix.r.QueryContext(ctx, `SELECT id, title, status FROM sessions WHERE id IN (?`+
-		strings.Repeat(",?", len(ids)-1)+`)`, ids...)
+	sessions, err := ix.searchSessions(ctx, hits)
 	if err != nil {
 		return nil, fmt.Errorf("store: search %q in %s: %w", query, ix.path, err)
 	}
-	defer srows.Close()
-	for srows.Next() {
-		var id string
-		var s sess
-		if err := srows.Scan(&id, &s.title, &s.status); err != nil {
-			return nil, fmt.Errorf("store: search %q in %s: %w", query, ix.path, err)
-		}
-		sessions[id] = &s
+	// A fork's transcript holds copies of the original's turns before the
+	// fork point: a message found there and in the original (or in
+	// another fork of it) is one hit, shown once, where it was written.
+	type key struct {
+		owner         string
+		turn          int
+		role, snippet string
 	}
-	if err := srows.Err(); err != nil {
-		return nil, fmt.Errorf("store: search %q in %s: %w", query, ix.path, err)
-	}
+	seen := make(map[key]int) // index in out
+	hops := make([]int, 0, len(hits))
 	out := hits[:0]
 	for _, h := range hits {
-		if s := sessions[h.SessionID]; s.status != StatusDeleted && len(out) < limit {
-			h.Title = s.title
-			h.Entries = strings.Fields(h.Entry)
-			if len(h.Entries) > 0 {
-				h.Entry = h.Entries[0]
-			}
-			out = append(out, h)
+		s := sessions[h.SessionID]
+		if s.status == StatusDeleted {
+			continue
 		}
+		owner, n := h.SessionID, 0
+		for o := sessions[owner]; o.forkedFrom != "" && h.Turn < o.forkedTurn && n < len(sessions); o = sessions[owner] {
+			owner, n = o.forkedFrom, n+1
+		}
+		k := key{owner, h.Turn, h.Role, h.Snippet}
+		if i, dup := seen[k]; dup {
+			if n < hops[i] { // nearer to where it was written
+				out[i], hops[i] = ix.hitOf(h, s, sessions), n
+			}
+			continue
+		}
+		if len(out) == limit {
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, ix.hitOf(h, s, sessions))
+		hops = append(hops, n)
 	}
 	return out, nil
 }
 
-// searchSlack is how many extra hits Search fetches to make up for those
-// of trashed sessions it leaves out.
+// searchSession is what Search needs of a session.
+type searchSession struct {
+	title, status, forkedFrom string
+	forkedTurn                int
+}
+
+// hitOf completes a hit with its session's title and fork.
+func (ix *Index) hitOf(h Hit, s *searchSession, sessions map[string]*searchSession) Hit {
+	h.Title = s.title
+	h.Entries = strings.Fields(h.Entry)
+	if len(h.Entries) > 0 {
+		h.Entry = h.Entries[0]
+	}
+	if s.forkedFrom != "" {
+		h.ForkedFrom = s.forkedFrom
+		if o := sessions[s.forkedFrom]; o != nil {
+			h.ForkedTitle = o.title
+		}
+	}
+	return h
+}
+
+// searchSessions reads the sessions of hits and the sessions they were
+// forked from, up to their first originals. A session without a row is
+// StatusDeleted (left out).
+func (ix *Index) searchSessions(ctx context.Context, hits []Hit) (map[string]*searchSession, error) {
+	sessions := make(map[string]*searchSession)
+	var ids []any
+	for _, h := range hits {
+		if sessions[h.SessionID] == nil {
+			sessions[h.SessionID] = &searchSession{status: StatusDeleted}
+			ids = append(ids, h.SessionID)
+		}
+	}
+	for len(ids) > 0 {
+		rows, err := ix.r.QueryContext(ctx, `SELECT id, title, status, forked_from, forked_turn FROM sessions WHERE id IN (?`+
+			strings.Repeat(",?", len(ids)-1)+`)`, ids...)
+		if err != nil {
+			return nil, err
+		}
+		var next []any
+		for rows.Next() {
+			var id string
+			var s searchSession
+			if err := rows.Scan(&id, &s.title, &s.status, &s.forkedFrom, &s.forkedTurn); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			sessions[id] = &s
+			if s.forkedFrom != "" && sessions[s.forkedFrom] == nil {
+				sessions[s.forkedFrom] = &searchSession{status: StatusDeleted}
+				next = append(next, s.forkedFrom)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		ids = next
+	}
+	return sessions, nil
+}
+
+// searchSlack is how many extra hits Search fetches (beyond twice the
+// limit) to make up for those of trashed sessions and of forks' copies it
+// leaves out.
 const searchSlack = 10
 
 // ftsQuery turns plain text into an FTS5 query (ftstoken.Query).

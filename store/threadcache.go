@@ -21,7 +21,7 @@ import (
 // snapshot a few ms to read). Like the index it is derived data: an entry
 // is used only while the transcript's size and modification time are the
 // ones it was made from, and deleting the folder loses nothing.
-const threadCacheVersion = 1
+const threadCacheVersion = 2
 
 // ThreadCachePath is where the thread cache of a session lives.
 func (p Paths) ThreadCachePath(id string) string {

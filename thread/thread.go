@@ -95,6 +95,7 @@ type Entry struct {
 	ToolCall *ToolCall      `json:"toolCall,omitempty"` // tool_call entries
 	Plan     []PlanEntry    `json:"plan,omitempty"`     // plan entries
 	Runtime  *RuntimeChange `json:"runtime,omitempty"`  // runtime entries
+	Question *Question      `json:"question,omitempty"` // question entries
 }
 
 // Block is a non-text content block of a message or thought.
@@ -206,6 +207,7 @@ type entry struct {
 	tool      *ToolCall
 	plan      []PlanEntry
 	rt        *RuntimeChange
+	question  *Question
 }
 
 // Thread is one chat session. It is not safe for concurrent use; the owner
@@ -420,6 +422,11 @@ func (e *entry) export() Entry {
 	if e.rt != nil {
 		rc := *e.rt
 		out.Runtime = &rc
+	}
+	if e.question != nil {
+		q := *e.question
+		q.Schema, q.Content = cloneRaw(q.Schema), cloneRaw(q.Content)
+		out.Question = &q
 	}
 	return out
 }

@@ -35,13 +35,9 @@ type Buffers struct {
 }
 
 type buffer struct {
-	content string
-	disk    string // the content last known on disk
-	theirs  string // the disk content behind a conflict
-	// served is the unsaved content an agent last read (servedOK): the
-	// text its next write is based on.
-	served   string
-	servedOK bool
+	content  string
+	disk     string // the content last known on disk
+	theirs   string // the disk content behind a conflict
 	dirty    bool
 	conflict bool
 	deleted  bool
@@ -263,10 +259,8 @@ func (bs *Buffers) dirtyContent(rel string) (string, bool) {
 		return "", false
 	}
 	if b.dirty && !b.conflict {
-		b.served, b.servedOK = b.content, true
 		return b.content, true
 	}
-	b.served, b.servedOK = "", false
 	return "", false
 }
 
@@ -275,39 +269,66 @@ func (bs *Buffers) dirtyContent(rel string) (string, bool) {
 // agent's write only) and stays dirty until saved.
 const BufferMerged BufferEventKind = "merged"
 
-// agentWrote puts an agent's write (already on disk) into the open
-// buffer at once. A clean buffer takes it. Unsaved edits are never
-// dropped: the agent's changes are merged into them line by line (from
-// the text last saved or loaded, or else from the unsaved text the agent
-// last read) (BufferMerged: dirty, the disk holds the
-// agent's text, the next save writes both); when they change the same
-// lines differently the buffer keeps the person's text and gets a
-// conflict whose theirs is the agent's write (BufferConflict). An agent
-// that read the buffer and wrote it back changed is a clean merge (the
-// buffer takes its text and is clean unless the person typed on).
-func (bs *Buffers) agentWrote(rel, content string) {
+// editorText is the editor's text of rel when it holds edits not on
+// disk (dirty, or in conflict).
+func (bs *Buffers) editorText(rel string) (string, bool) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b := bs.m[rel]
+	if b == nil || !b.dirty {
+		return "", false
+	}
+	return b.content, true
+}
+
+// agentWrote puts an agent's write (already on disk: pl.write) into the
+// open buffer at once. Nothing the person typed is dropped unseen:
+//   - a clean buffer takes the write, unless the write lost the person's
+//     saved lines to a conflict (pl.conflict): then it keeps them and
+//     gets a conflict whose theirs is the agent's write (BufferConflict);
+//   - unsaved edits are merged with the agent's content from the text the
+//     agent's content was computed from (pl.base: what it last read or
+//     wrote, else the file as the turn began, else the text last saved or
+//     loaded) (BufferMerged: dirty, the disk holds the agent's write, the
+//     next save writes both); when they change the same lines
+//     differently the buffer keeps the person's text and gets a conflict.
+//
+// An agent that read the buffer and wrote it back changed is a clean
+// merge (the buffer takes its text and is clean unless the person typed
+// on).
+//
+// It returns the editor's text before the write when the write dropped
+// lines of it the person had not saved (else "", false).
+func (bs *Buffers) agentWrote(rel string, pl agentWrite) (string, bool) {
 	bs.mu.Lock()
 	b := bs.m[rel]
 	if b == nil {
 		bs.mu.Unlock()
-		return
+		return "", false
 	}
+	content := pl.write
 	kind := BufferWritten
+	prev, prevDisk, wasDirty := b.content, b.disk, b.dirty && !b.conflict
 	merged, ok := content, true
 	if b.dirty && !b.conflict && b.content != content {
-		merged, ok = merge3(b.disk, b.content, content)
-		if !ok && b.servedOK {
-			merged, ok = merge3(b.served, b.content, content)
+		base := b.disk
+		if pl.hasBase {
+			base = pl.base
 		}
+		merged, ok = merge3(base, b.content, pl.theirs)
+		ok = ok && !pl.conflict
 	}
-	b.served, b.servedOK = "", false
 	switch {
-	case !b.dirty || b.content == content:
+	case b.content == content:
 		b.content, b.disk, b.theirs = content, content, ""
 		b.dirty, b.conflict = false, false
-	case b.conflict || !ok:
+	case b.conflict || !ok || pl.conflict:
+		// The person's text stays; the agent's is offered beside it.
 		b.conflict, b.theirs = true, content
+		b.dirty = true
 		kind = BufferConflict
+	case !b.dirty:
+		b.content, b.disk, b.theirs = content, content, ""
 	default:
 		b.content, b.disk, b.theirs = merged, content, ""
 		b.dirty = merged != content
@@ -317,9 +338,39 @@ func (bs *Buffers) agentWrote(rel, content string) {
 	}
 	b.deleted = false
 	b.version++
-	st := b.state(rel)
+	ev := BufferEvent{Kind: kind, Buffer: b.state(rel)}
 	bs.mu.Unlock()
-	bs.w.events.emit(Event{Buffers: []BufferEvent{{Kind: kind, Buffer: st}}})
+	if wasDirty && kind != BufferConflict {
+		if d := typedAway(prevDisk, prev, ev.Buffer.Content); len(d) > 0 {
+			ev.Dropped, ev.Previous, ev.PreviousDisk = d, prev, prevDisk
+		}
+	}
+	bs.w.events.emit(Event{Buffers: []BufferEvent{ev}})
+	return ev.Previous, len(ev.Dropped) > 0
+}
+
+// typedAway are the lines typed from disk to editor that are not in now
+// (each counted as often as it occurs), blank ones left out.
+func typedAway(disk, editor, now string) []string {
+	have := map[string]int{}
+	for _, l := range splitLines(now) {
+		have[trimEOL(l)]++
+	}
+	var out []string
+	for _, op := range diffLines(splitLines(disk), splitLines(editor)) {
+		if op.op != '+' {
+			continue
+		}
+		l := trimEOL(op.line)
+		if have[l] > 0 {
+			have[l]--
+			continue
+		}
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // diskChanged brings the buffer of rel, if open, in step with the disk:

@@ -68,6 +68,15 @@ type turn struct {
 	id      string
 	started time.Time
 	base    map[string]entry
+	// orig is what base held for a file before the person's changes were
+	// folded into it (absent: the file did not exist): the file as the
+	// turn began, the text an agent that never read it wrote from.
+	orig map[string]origEntry
+}
+
+type origEntry struct {
+	e      entry
+	exists bool
 }
 
 // FileChange is a file a turn changed. Before and After are blob hashes
@@ -512,7 +521,129 @@ func (c *Checkpoints) userChangedLocked(paths ...string) {
 			}
 		}
 		for _, t := range c.turns {
+			t.keepOrig(u.prefix, u.fresh)
 			apply(t.base)
 		}
+	}
+}
+
+// keepOrig remembers, before the person's change under prefix is folded
+// into the turn's base, what the base held for each file it touches.
+func (t *turn) keepOrig(prefix string, fresh map[string]entry) {
+	if t.orig == nil {
+		t.orig = map[string]origEntry{}
+	}
+	keep := func(k string) {
+		if _, seen := t.orig[k]; !seen {
+			e, ok := t.base[k]
+			t.orig[k] = origEntry{e, ok}
+		}
+	}
+	for k := range t.base {
+		if k == prefix || strings.HasPrefix(k, prefix+"/") {
+			keep(k)
+		}
+	}
+	for k := range fresh {
+		keep(k)
+	}
+}
+
+// turnStart is the text rel had when the running turn began, before the
+// person's changes during it; false when no turn runs, the file did not
+// exist then or its text is not kept.
+func (c *Checkpoints) turnStart(rel string) (string, bool) {
+	id := c.active.Load().(string)
+	if id == "" {
+		return "", false
+	}
+	c.mu.Lock()
+	t := c.turns[id]
+	if t == nil {
+		c.mu.Unlock()
+		return "", false
+	}
+	o, folded := t.orig[rel]
+	if !folded {
+		o.e, o.exists = t.base[rel]
+	}
+	c.mu.Unlock()
+	if !o.exists || !o.e.Blob {
+		return "", false
+	}
+	b, err := c.blob(o.e.Hash)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// userUnsaved folds the person's unsaved text of rel (editor; disk is the
+// file now) into the starting point of every running turn, before an
+// agent's write replaces the file: the turn's checkpoint then has the
+// person's text as the file's "before", so Review's Reject and Revert give
+// it back. Where the turn already changed the file, the person's change
+// (disk → editor) is applied to the turn's starting text instead. The
+// caller holds w.writeMu.
+func (c *Checkpoints) userUnsaved(rel, disk, editor string) {
+	select {
+	case <-c.primed:
+	default:
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.turns) == 0 || len(editor) > MaxFile {
+		return
+	}
+	type fold struct {
+		t    *turn
+		text string
+	}
+	var folds []fold
+	for _, t := range c.turns {
+		e, ok := t.base[rel]
+		if !ok || !e.Blob {
+			continue
+		}
+		text := editor
+		if e.Hash != hashOf([]byte(disk)) {
+			b, err := c.blob(e.Hash)
+			if err != nil {
+				continue
+			}
+			m, ok := merge3(disk, editor, string(b))
+			if !ok {
+				continue
+			}
+			text = m
+		}
+		folds = append(folds, fold{t, text})
+	}
+	if len(folds) == 0 {
+		return
+	}
+	tx, err := c.begin()
+	if err != nil {
+		c.w.log.Warn("checkpoints", "err", err)
+		return
+	}
+	for _, f := range folds {
+		h := hashOf([]byte(f.text))
+		if err := tx.putBlob(h, []byte(f.text)); err != nil {
+			tx.rollback()
+			c.w.log.Warn("checkpoints", "err", err)
+			return
+		}
+	}
+	if err := tx.commit(); err != nil {
+		tx.rollback()
+		c.w.log.Warn("checkpoints", "err", err)
+		return
+	}
+	for _, f := range folds {
+		old := f.t.base[rel]
+		f.t.keepOrig(rel, nil)
+		f.t.base[rel] = entry{Size: int64(len(f.text)), MTime: old.MTime, Mode: old.Mode, Hash: hashOf([]byte(f.text)), Blob: true}
 	}
 }

@@ -41,6 +41,12 @@
 //   - files over MaxFile (10 MiB) and files that are not UTF-8 get a clear
 //     error (ErrTooLarge, ErrNotText).
 //
+// Whatever else reaches the folder for an agent goes by the same rules:
+// the notes index walks and reads it as an agent's read does
+// (WalkAgentFiles, ReadAgentFile), so search never shows what a read
+// refuses, and a terminal the agent starts gets its working folder from
+// AgentFS.OpenDir.
+//
 // Refusals are *RefusedError (matching fs.ErrPermission and their
 // sentinel); AgentFS reports them to Hooks.OnRefused. The package knows
 // nothing of JSON-RPC: the acp package answers fs.ErrPermission and

@@ -69,6 +69,13 @@ type BufferEvent struct {
 	Kind   BufferEventKind `json:"kind"`
 	Buffer BufferState     `json:"buffer"`
 	From   string          `json:"from,omitempty"`
+	// Dropped (an agent's write, kind written or merged) are lines the
+	// person had typed and not saved that the write removed; Previous is
+	// the editor's text before it and PreviousDisk the disk's, so the page
+	// can say so and put them back.
+	Dropped      []string `json:"dropped,omitempty"`
+	Previous     string   `json:"previous,omitempty"`
+	PreviousDisk string   `json:"previousDisk,omitempty"`
 }
 
 // Event is what subscribers receive: a batch of changes on disk and the

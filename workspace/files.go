@@ -27,6 +27,12 @@ func (w *Workspace) ReadFile(rel string) ([]byte, error) {
 // messages) through the handle of its folder (openDir: no denied folder,
 // no kernel file system, no link swapped in on the way).
 func (w *Workspace) readRegular(p, rel string) ([]byte, fs.FileInfo, error) {
+	return w.readChecked(p, rel, nil)
+}
+
+// readChecked is readRegular with check applied to the file too (nil: no
+// more), before it is opened and once it is.
+func (w *Workspace) readChecked(p, rel string, check func(p string, fi fs.FileInfo) error) ([]byte, fs.FileInfo, error) {
 	if err := w.Check(); err != nil {
 		return nil, nil, err
 	}
@@ -42,20 +48,26 @@ func (w *Workspace) readRegular(p, rel string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer w.closeDir(d)
-	return w.readIn(p, d, base)
+	return w.readIn(p, d, base, check)
 }
 
 // readIn reads the regular file name in the folder d. Special files are
 // refused before they are opened, and the open itself is non-blocking so a
 // FIFO swapped in meanwhile cannot hang it; the opened file must be the
-// one that was checked.
-func (w *Workspace) readIn(p string, d *os.Root, name string) ([]byte, fs.FileInfo, error) {
+// one that was checked. check (when not nil) refuses more, before the file
+// is opened.
+func (w *Workspace) readIn(p string, d *os.Root, name string, check func(p string, fi fs.FileInfo) error) ([]byte, fs.FileInfo, error) {
 	st, err := d.Lstat(name)
 	if err != nil {
 		return nil, nil, w.mapErr(p, err)
 	}
 	if err := checkRegular(p, st); err != nil {
 		return nil, nil, err
+	}
+	if check != nil {
+		if err := check(p, st); err != nil {
+			return nil, nil, err
+		}
 	}
 	if st.Size() > MaxFile {
 		return nil, nil, tooLarge(p, st.Size())
@@ -74,6 +86,11 @@ func (w *Workspace) readIn(p string, d *os.Root, name string) ([]byte, fs.FileIn
 	}
 	if !sameFile(st, fst) {
 		return nil, nil, refused(p, ErrOutside, "was replaced while being opened; try again")
+	}
+	if check != nil {
+		if err := check(p, fst); err != nil {
+			return nil, nil, err
+		}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
 	if err != nil {
@@ -100,17 +117,24 @@ func (w *Workspace) readText(p, rel string) ([]byte, error) {
 // readAgent is readText for an agent: a file with several hard links is
 // refused too.
 func (w *Workspace) readAgent(p, rel string) ([]byte, error) {
-	b, fi, err := w.readRegular(p, rel)
-	if err == nil {
-		err = checkLinks(p, fi)
-	}
+	b, _, err := w.readAgentFile(p, rel)
+	return b, err
+}
+
+// readAgentFile is the one rule of what an agent may read from disk,
+// whoever reads for it (fs/read_text_file, the notes tools, the notes
+// index): readRegular's (inside the workspace, no denied folder or kernel
+// file system on the way, a regular file of at most MaxFile bytes), one
+// hard link only (told before the file is opened) and UTF-8 text.
+func (w *Workspace) readAgentFile(p, rel string) ([]byte, fs.FileInfo, error) {
+	b, fi, err := w.readChecked(p, rel, checkLinks)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !utf8.Valid(b) {
-		return nil, notText(p)
+		return nil, nil, notText(p)
 	}
-	return b, nil
+	return b, fi, nil
 }
 
 // checkAgentPath applies to a path served from a buffer what readAgent
@@ -206,7 +230,7 @@ func (w *Workspace) writeFile(p, rel string, data []byte) (written, error) {
 		if err := checkLinks(p, fi); err != nil {
 			return res, err
 		}
-		before, _, err := w.readIn(p, d, base)
+		before, _, err := w.readIn(p, d, base, nil)
 		if err != nil {
 			return res, err
 		}

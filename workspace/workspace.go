@@ -67,6 +67,7 @@ type Workspace struct {
 	cps     *Checkpoints
 	events  *emitter
 	origins *originLog
+	reads   agentReads // what each agent last read of each file
 
 	watchMu sync.Mutex
 	watcher *watcher

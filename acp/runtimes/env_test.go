@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,5 +149,75 @@ func TestPassesEnv(t *testing.T) {
 		if got := PassesEnv(name, true); got != want {
 			t.Errorf("PassesEnv(%q, true) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// Each preset gets its own provider's variables from mnote's environment,
+// keys included, and no other provider's: Claude Code the Anthropic key,
+// Codex and Qwen Code the OpenAI one. What looks like a key and is held
+// back is named in Resolved.HeldBack (names, never values), except what
+// the agent gets another way (its env, its kept key).
+func TestAgentEnvProviderKeys(t *testing.T) {
+	root := t.TempDir()
+	env := []string{
+		"HOME=" + root, "ANTHROPIC_API_KEY=sk-ant", "ANTHROPIC_BASE_URL=http://127.0.0.1:1", "CLAUDE_CODE_OAUTH_TOKEN=claude-oauth",
+		"OPENAI_API_KEY=sk-openai", "CODEX_API_KEY=codex-key", "GEMINI_API_KEY=gemini", "AWS_SECRET_ACCESS_KEY=aws",
+		"DASHSCOPE_API_KEY=dash", "MNOTE_SYNC_TOKEN=mnote-sync", "MNOTE_DEBUG_TOKEN=mnote-own",
+	}
+	cfg := filepath.Join(root, "config.json")
+	doc := `{"agent_servers": {
+  "claude-code": {"command": "/bin/sh", "args": ["-c", "env"]},
+  "codex": {"command": "/bin/sh", "args": ["-c", "env"], "env": {"GEMINI_API_KEY": "given"}},
+  "qwen": {"command": "/bin/sh", "args": ["-c", "env"]},
+  "printenv": {"command": "/bin/sh", "args": ["-c", "env"]}
+}}`
+	if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetSecret(cfg, "qwen", "AWS_SECRET_ACCESS_KEY", "kept"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDetector(DetectOptions{Inherited: true, Env: append(env, "PATH=/usr/bin:/bin")})
+	all := []string{"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_API_KEY", "CODEX_API_KEY",
+		"GEMINI_API_KEY", "AWS_SECRET_ACCESS_KEY", "DASHSCOPE_API_KEY", "MNOTE_SYNC_TOKEN", "MNOTE_DEBUG_TOKEN"}
+	for _, tc := range []struct {
+		agent    string
+		gets     map[string]string
+		heldBack []string
+	}{
+		{"claude-code", map[string]string{"ANTHROPIC_API_KEY": "sk-ant", "ANTHROPIC_BASE_URL": "http://127.0.0.1:1", "CLAUDE_CODE_OAUTH_TOKEN": "claude-oauth"},
+			[]string{"AWS_SECRET_ACCESS_KEY", "CODEX_API_KEY", "DASHSCOPE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY"}},
+		{"codex", map[string]string{"OPENAI_API_KEY": "sk-openai", "CODEX_API_KEY": "codex-key", "GEMINI_API_KEY": "given"},
+			[]string{"ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "DASHSCOPE_API_KEY"}},
+		{"qwen", map[string]string{"OPENAI_API_KEY": "sk-openai", "DASHSCOPE_API_KEY": "dash", "AWS_SECRET_ACCESS_KEY": "kept"},
+			[]string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "CODEX_API_KEY", "GEMINI_API_KEY"}},
+		{"printenv", map[string]string{},
+			[]string{"ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "CODEX_API_KEY", "DASHSCOPE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY"}},
+	} {
+		got := printEnv(t, d, c.Runtimes(), tc.agent)
+		for _, k := range all {
+			want, ok := tc.gets[k]
+			if v, has := got[k]; has != ok || v != want {
+				t.Errorf("%s: %s = %q (set %v), want %q (set %v)", tc.agent, k, v, has, want, ok)
+			}
+		}
+		rt, _ := Lookup(c.Runtimes(), tc.agent)
+		res, err := d.Resolve(rt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.HeldBack, tc.heldBack) {
+			t.Errorf("%s: held back %v, want %v", tc.agent, res.HeldBack, tc.heldBack)
+		}
+	}
+	// inherit_env holds nothing back (but mnote's own).
+	c.AgentServers["printenv"] = AgentServer{Command: "/bin/sh", InheritEnv: true}
+	rt, _ := Lookup(c.Runtimes(), "printenv")
+	if res, err := d.Resolve(rt); err != nil || len(res.HeldBack) != 0 {
+		t.Errorf("inherit_env: held back %v, %v", res.HeldBack, err)
 	}
 }

@@ -19,12 +19,18 @@ type Resolved struct {
 	Path    string   `json:"path"` // absolute path of the executable
 	Args    []string `json:"args"` // the args of whichever command or alternate matched
 	// Env is the child's full environment: the allow-listed part of
-	// mnote's environment (all of it with Runtime.InheritEnv; see
-	// PassesEnv) with PATH replaced by the detected PATH, plus
-	// Runtime.Env, plus the values kept for the runtime with SetSecret,
-	// never with mnote's own secrets (see IsDeniedEnv). It holds API keys,
-	// so it is not serialized, and must never be logged.
+	// mnote's environment and the runtime's own provider variables (all
+	// of it with Runtime.InheritEnv; see Runtime.PassesEnv) with PATH
+	// replaced by the detected PATH, plus Runtime.Env, plus the values
+	// kept for the runtime with SetSecret, never with mnote's own secrets
+	// (see IsDeniedEnv). It holds API keys, so it is not serialized, and
+	// must never be logged.
 	Env []string `json:"-"`
+	// HeldBack names the variables of mnote's environment that look like
+	// a key or token and that the agent does not get (not its provider's,
+	// not configured for it), sorted: what to tell the user when the
+	// agent then asks to log in. Names only, never values.
+	HeldBack []string `json:"heldBack,omitempty"`
 }
 
 // Status says whether a runtime can be started here.
@@ -72,7 +78,8 @@ func (d *Detector) Resolve(rt Runtime) (Resolved, error) {
 		if len(args) == 0 {
 			args = nil
 		}
-		return Resolved{Runtime: rt.clone(), Path: path, Args: args, Env: d.childEnv(rt.InheritEnv, rt.Env, rt.secretEnv)}, nil
+		return Resolved{Runtime: rt.clone(), Path: path, Args: args, Env: d.childEnv(rt, rt.Env, rt.secretEnv),
+			HeldBack: d.HeldBack(rt)}, nil
 	}
 	title := rt.Title
 	if title == "" {
@@ -134,6 +141,12 @@ func (d *Detector) find(command, cwd string) (string, error) {
 	return "", nil
 }
 
+// HeldBack names the variables of mnote's environment that look like a
+// key or token and that rt does not get (see Resolved.HeldBack).
+func (d *Detector) HeldBack(rt Runtime) []string {
+	return rt.heldBack(d.opts.Env, rt.Env, rt.secretEnv)
+}
+
 // childBaseEnv is mnote's environment without its secrets, for the
 // helpers detection runs (the login shell, npm); agents get less (childEnv).
 func (d *Detector) childBaseEnv() []string {
@@ -143,14 +156,14 @@ func (d *Detector) childBaseEnv() []string {
 	})
 }
 
-// childEnv is the environment for an agent: what it inherits of mnote's
-// environment (PassesEnv) with the detected PATH, then each map of
+// childEnv is the environment for an agent: what rt inherits of mnote's
+// environment (Runtime.PassesEnv) with the detected PATH, then each map of
 // variables in order (later ones win, PATH included), mnote's own secrets
 // always left out. Only names are ever logged.
-func (d *Detector) childEnv(inherit bool, extras ...map[string]string) []string {
+func (d *Detector) childEnv(rt Runtime, extras ...map[string]string) []string {
 	base := slices.DeleteFunc(slices.Clone(d.opts.Env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		return !PassesEnv(k, inherit)
+		return !rt.PassesEnv(k)
 	})
 	env := setEnv(base, "PATH", d.PATH())
 	for _, extra := range extras {

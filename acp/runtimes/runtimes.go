@@ -58,6 +58,11 @@ type Runtime struct {
 	// KeyEnv names the environment variables that can carry the agent's
 	// API key instead of a login (see SetSecret), most useful first.
 	KeyEnv []string `json:"keyEnv,omitempty"`
+	// ProviderEnv names the variables of the agent's own model provider
+	// that it inherits from mnote's environment, keys included, beside the
+	// allow-list every agent gets (env.go): "NAME", or "PREFIX_*" for a
+	// family. No other agent gets them.
+	ProviderEnv []string `json:"providerEnv,omitempty"`
 	// InitTimeoutSecs bounds initialize and session/new for this agent
 	// (some take tens of seconds on their first start); 0 means the
 	// client's default.
@@ -97,6 +102,7 @@ type preset struct {
 	npm         string // pinned package@version (docs/agents.md, tested)
 	login       string
 	keyEnv      []string
+	providerEnv []string // Runtime.ProviderEnv
 	alternates  [][]string
 	env         func() map[string]string // default env, computed at call time
 }
@@ -104,52 +110,70 @@ type preset struct {
 // presets is the table of built-in runtimes, in the order the UI lists them.
 var presets = []preset{
 	{name: "claude-code", title: "Claude Code", argv: []string{"claude-code-acp"},
-		hint:       "npm install -g @zed-industries/claude-code-acp",
-		login:      "run `claude` once and log in with /login, or give an Anthropic API key",
-		keyEnv:     []string{"ANTHROPIC_API_KEY"},
-		alternates: [][]string{{"claude-agent-acp"}},
-		env:        claudeEnv},
+		hint:        "npm install -g @zed-industries/claude-code-acp",
+		login:       "run `claude` once and log in with /login, or give an Anthropic API key",
+		keyEnv:      []string{"ANTHROPIC_API_KEY"},
+		providerEnv: []string{"ANTHROPIC_*", "CLAUDE_CODE_*"},
+		alternates:  [][]string{{"claude-agent-acp"}},
+		env:         claudeEnv},
 	{name: "codex", title: "Codex", argv: []string{"codex-acp"},
-		hint:   "npm install -g @zed-industries/codex-acp",
-		login:  "run `codex login` (ChatGPT account), or give an OpenAI API key",
-		keyEnv: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}},
+		hint:        "npm install -g @zed-industries/codex-acp",
+		login:       "run `codex login` (ChatGPT account), or give an OpenAI API key",
+		keyEnv:      []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
+		providerEnv: []string{"OPENAI_*", "CODEX_*"}},
 	{name: "gemini", title: "Gemini CLI", argv: []string{"gemini", "--acp"},
-		hint:   "npm install -g @google/gemini-cli",
-		login:  "run `gemini` once and choose Login with Google, or give a Gemini API key",
-		keyEnv: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		hint:        "npm install -g @google/gemini-cli",
+		login:       "run `gemini` once and choose Login with Google, or give a Gemini API key",
+		keyEnv:      []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		providerEnv: []string{"GEMINI_*", "GOOGLE_*"},
 		// Gemini CLI before --acp was stable only knew --experimental-acp.
 		alternates: [][]string{{"gemini", "--experimental-acp"}}},
 	{name: "qwen", title: "Qwen Code", argv: []string{"qwen", "--acp"},
 		hint:   "npm install -g @qwen-code/qwen-code",
 		npm:    "@qwen-code/qwen-code@0.24.4",
 		login:  "run `qwen` once and log in with /auth, or give an OpenAI-compatible key (with OPENAI_BASE_URL and OPENAI_MODEL in the agent's env)",
-		keyEnv: []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY"}},
+		keyEnv: []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY"},
+		// Qwen Code's API-key login is OpenAI-compatible (OPENAI_API_KEY,
+		// OPENAI_BASE_URL, OPENAI_MODEL); DashScope is Alibaba's.
+		providerEnv: []string{"OPENAI_*", "DASHSCOPE_*", "QWEN_*"}},
 	{name: "opencode", title: "OpenCode", argv: []string{"opencode", "acp"},
 		hint:  "npm install -g opencode-ai",
 		npm:   "opencode-ai@1.18.33",
-		login: "run `opencode auth login` and pick a provider, or configure one in ~/.config/opencode/opencode.json"},
+		login: "run `opencode auth login` and pick a provider, or configure one in ~/.config/opencode/opencode.json",
+		// OpenCode talks to many providers and finds their keys in the
+		// environment (models.dev's variable names): the common ones.
+		providerEnv: []string{"OPENCODE_*", "ANTHROPIC_*", "OPENAI_*", "GEMINI_*", "GOOGLE_GENERATIVE_AI_*", "OPENROUTER_*",
+			"DEEPSEEK_*", "GROQ_*", "MISTRAL_*", "XAI_*"}},
 	{name: "kimi", title: "Kimi CLI", argv: []string{"kimi", "acp"},
-		hint:  "uv tool install --python 3.13 kimi-cli",
-		login: "run `kimi` once and log in with /login"},
+		hint:        "uv tool install --python 3.13 kimi-cli",
+		login:       "run `kimi` once and log in with /login",
+		providerEnv: []string{"KIMI_*", "MOONSHOT_*"}},
 	{name: "hermes", title: "Hermes", argv: []string{"hermes", "acp"},
 		hint:  "see https://hermes-agent.nousresearch.com/docs for install (a Python tool)",
-		login: "run `hermes model` to pick a provider and enter its key"},
+		login: "run `hermes model` to pick a provider and enter its key",
+		// Hermes keeps its keys in ~/.hermes/.env; from the environment it
+		// reads its own settings and OpenRouter's and Nous Portal's.
+		providerEnv: []string{"HERMES_*", "OPENROUTER_*", "NOUS_*"}},
 	{name: "reasonix", title: "Reasonix", argv: []string{"reasonix", "acp"},
 		hint: "npm install -g reasonix (keep optional dependencies: the binary is in @reasonix/cli-*)",
 		npm:  "reasonix@1.38.11",
-		// Reasonix reads its key from its own .env, not from the process
-		// environment, so there is no key variable to pass.
-		login: "run `reasonix setup` to pick a provider and enter its key (kept in Reasonix's .env)"},
+		// Reasonix keeps its DeepSeek key in its own .env (reasonix setup);
+		// DEEPSEEK_* pass for a setup that reads them.
+		login:       "run `reasonix setup` to pick a provider and enter its key (kept in Reasonix's .env)",
+		providerEnv: []string{"REASONIX_*", "DEEPSEEK_*"}},
 	{name: "goose", title: "goose", argv: []string{"goose", "acp"},
-		hint:  "brew install block-goose-cli, or see https://block.github.io/goose for install",
-		login: "run `goose configure` to pick a provider and enter its key"},
+		hint:        "brew install block-goose-cli, or see https://block.github.io/goose for install",
+		login:       "run `goose configure` to pick a provider and enter its key",
+		providerEnv: []string{"GOOSE_*"}},
 	{name: "copilot", title: "GitHub Copilot", argv: []string{"copilot", "--acp"},
-		hint:   "npm install -g @github/copilot",
-		login:  "run `copilot` once and log in with /login (GitHub account), or give a GitHub token",
-		keyEnv: []string{"GH_TOKEN", "GITHUB_TOKEN"}},
+		hint:        "npm install -g @github/copilot",
+		login:       "run `copilot` once and log in with /login (GitHub account), or give a GitHub token",
+		keyEnv:      []string{"GH_TOKEN", "GITHUB_TOKEN"},
+		providerEnv: []string{"COPILOT_*", "GH_TOKEN", "GITHUB_TOKEN"}},
 	{name: "cline", title: "Cline", argv: []string{"cline", "--acp"},
-		hint:  "npm install -g cline",
-		login: "run `cline auth` to sign in or pick a provider and key"},
+		hint:        "npm install -g cline",
+		login:       "run `cline auth` to sign in or pick a provider and key",
+		providerEnv: []string{"CLINE_*"}},
 }
 
 // claudeEnv is Claude Code's default environment. Claude Code refuses to run
@@ -177,6 +201,7 @@ func Presets() []Runtime {
 			NPMPackage:  p.npm,
 			LoginHint:   p.login,
 			KeyEnv:      slices.Clone(p.keyEnv),
+			ProviderEnv: slices.Clone(p.providerEnv),
 			Alternates:  cloneArgv(p.alternates),
 			Builtin:     true,
 		}
@@ -271,6 +296,7 @@ func (rt Runtime) clone() Runtime {
 	rt.Args = slices.Clone(rt.Args)
 	rt.Env = maps.Clone(rt.Env)
 	rt.KeyEnv = slices.Clone(rt.KeyEnv)
+	rt.ProviderEnv = slices.Clone(rt.ProviderEnv)
 	rt.AdditionalDirectories = slices.Clone(rt.AdditionalDirectories)
 	rt.Alternates = cloneArgv(rt.Alternates)
 	rt.secretEnv = maps.Clone(rt.secretEnv)

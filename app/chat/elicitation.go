@@ -2,19 +2,28 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 
 	"mnote/acp"
+	"mnote/store"
 )
 
 // RequestElicitation implements acp.ElicitationBroker around the owner's
 // broker, when it answers elicitations (else the request is declined: no
-// one can be asked). The question and the answer's action are recorded;
-// the values only in the ACP lines, like every line.
+// one can be asked). The question (its message and form) and the answer
+// (its action and accepted values) are recorded and shown in the thread
+// as a question entry, where it was asked.
 func (s *Session) RequestElicitation(ctx context.Context, req *acp.ElicitationRequest) (acp.ElicitationAnswer, error) {
 	eb, _ := s.broker.(acp.ElicitationBroker)
 	s.mu.Lock()
 	turn := s.turn
-	s.recordApp("elicitation_asked", map[string]any{"turn": turn, "message": req.Message, "toolCallId": req.ToolCallID})
+	ch := s.th.AskQuestion(req.Message, req.RequestedSchema)
+	s.recordApp(store.KindElicitationAsked, store.QuestionRecord{Turn: turn, Entry: ch.EntryID, Message: req.Message,
+		ToolCallID: req.ToolCallID, Schema: req.RequestedSchema})
+	s.sync()
+	if s.obs != nil {
+		s.obs.Event(&Event{Type: EvUpdate, Change: ch})
+	}
 	s.mu.Unlock()
 
 	ans := acp.ElicitationAnswer{Action: acp.ElicitDecline}
@@ -32,7 +41,14 @@ func (s *Session) RequestElicitation(ctx context.Context, req *acp.ElicitationRe
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.recordApp("elicitation_answered", map[string]any{"turn": turn, "action": ans.Action, "by": by})
+	var content json.RawMessage
+	if ans.Action == acp.ElicitAccept {
+		content = ans.Content
+	}
+	s.recordApp(store.KindElicitationAnswered, store.QuestionRecord{Turn: turn, Entry: ch.EntryID, Action: ans.Action, By: by, Content: content})
+	if ach, ok := s.th.AnswerQuestion(ch.EntryID, ans.Action, content); ok && s.obs != nil {
+		s.obs.Event(&Event{Type: EvUpdate, Change: ach})
+	}
 	s.sync()
 	return ans, nil
 }

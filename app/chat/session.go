@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -140,6 +141,7 @@ type Session struct {
 	ev        Event                 // reused by Update
 	replay    int                   // 0 none, 1 replay kept, 2 replay dropped
 	termOut   map[string]*termCount // output recorded per terminal (terminal.go)
+	allowed   allowedWrites         // what the user allowed in this turn (readonly.go)
 	writeErr  error
 }
 
@@ -403,6 +405,9 @@ func (s *Session) RequestPermission(ctx context.Context, req *acp.PermissionRequ
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if strings.HasPrefix(kind, "allow") && turn == s.turn {
+		s.noteAllowed(req)
+	}
 	ch = s.th.PermissionResolved(req.ToolCallID, outcome, kind)
 	s.recordApp("permission_decided", map[string]any{"turn": turn, "toolCallId": req.ToolCallID, "outcome": outcome, "optionId": d.OptionID, "optionKind": kind, "by": by})
 	s.sync()

@@ -1,10 +1,6 @@
 package chat
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-
 	"mnote/acp"
 	"mnote/store"
 	"mnote/thread"
@@ -107,42 +103,4 @@ func (s *Session) KillTerminal(id string) error {
 		return ErrNoRuntime
 	}
 	return as.KillTerminal(id)
-}
-
-// ErrReadOnly refuses a terminal in a session whose mode or options say
-// the agent may only read.
-var ErrReadOnly = errors.New("the session is in a read-only mode")
-
-// readOnlyValues are the mode ids and option values that mean "read
-// only": agents' plan modes (Qwen Code, OpenCode, Reasonix) and read-only
-// approval settings (Reasonix's tool_approval).
-var readOnlyValues = map[string]bool{"plan": true, "read-only": true, "read_only": true, "readonly": true}
-
-// terminalAllowed refuses terminal/create while the agent's mode (or a
-// config option of category mode) is a plan or read-only one, or any
-// option is set to read-only: the user asked the agent not to change
-// anything, and a command could.
-func (s *Session) terminalAllowed() error {
-	s.mu.Lock()
-	meta := s.th.Meta()
-	s.mu.Unlock()
-	if readOnlyValues[meta.CurrentModeID] {
-		return fmt.Errorf("%w (%s)", ErrReadOnly, meta.CurrentModeID)
-	}
-	var opts []struct {
-		ID           string          `json:"id"`
-		Category     string          `json:"category"`
-		CurrentValue json.RawMessage `json:"currentValue"`
-	}
-	_ = json.Unmarshal(meta.ConfigOptions, &opts) // an odd shape refuses nothing
-	for _, o := range opts {
-		var v string
-		if json.Unmarshal(o.CurrentValue, &v) != nil {
-			continue
-		}
-		if (o.Category == "mode" || o.ID == "mode") && readOnlyValues[v] || v == "read-only" || v == "read_only" || v == "readonly" {
-			return fmt.Errorf("%w (%s: %s)", ErrReadOnly, o.ID, v)
-		}
-	}
-	return nil
 }

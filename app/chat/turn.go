@@ -46,7 +46,7 @@ func (s *Session) Bind(ctx context.Context, a *acp.Agent, o BindOptions) (*Bindi
 	}
 
 	cfg := acp.SessionConfig{Cwd: o.Cwd, Handler: s, Broker: s, Elicitor: s, FS: o.FS, McpServers: o.McpServers, AdditionalDirectories: o.AdditionalDirectories,
-		Terminals: &acp.TerminalConfig{Observer: s, Allow: s.terminalAllowed}}
+		Terminals: &acp.TerminalConfig{Observer: s, Allow: s.terminalsAllowed}}
 	b := &Binding{Runtime: o.Runtime, Command: o.Command}
 	caps := a.Init.AgentCapabilities
 	var as *acp.Session

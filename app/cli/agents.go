@@ -125,10 +125,11 @@ func (e *env) checkAgent(name string, asJSON bool, timeout time.Duration) int {
 	a, err := acp.Start(context.Background(), acp.ProcSpec{Path: res.Path, Args: res.Args, Env: res.Env, Dir: cwd}, acp.Options{InitTimeout: timeout, ClientVersion: Version, Logger: e.log})
 	if err != nil {
 		err = fmt.Errorf("%s (%s): %w", rt.Title, runtimes.CommandLine(res.Path, res.Args), err)
+		code := e.fail(agentExit(err), err)
 		if rt.LoginHint != "" {
-			err = fmt.Errorf("%w\nto log in: %s", err, rt.LoginHint)
+			fmt.Fprintf(e.stderr, "to log in: %s\n", rt.LoginHint)
 		}
-		return e.fail(agentExit(err), err)
+		return code
 	}
 	elapsed := time.Since(start)
 	a.Stop()
@@ -222,7 +223,7 @@ func printInit(e *env, rt runtimes.Runtime, res runtimes.Resolved, in acp.Initia
 	w := e.stdout
 	fmt.Fprintf(w, "%s: ready (%s, initialize took %d ms)\n", rt.Title, runtimes.CommandLine(res.Path, res.Args), elapsed.Milliseconds())
 	if in.AgentInfo != nil {
-		fmt.Fprintf(w, "  agent:        %s %s\n", in.AgentInfo.Name, in.AgentInfo.Version)
+		fmt.Fprintf(w, "  agent:        %s %s\n", termLine(in.AgentInfo.Name), termLine(in.AgentInfo.Version))
 	} else {
 		fmt.Fprintln(w, "  agent:        (no agentInfo)")
 	}
@@ -235,16 +236,16 @@ func printInit(e *env, rt runtimes.Runtime, res runtimes.Resolved, in acp.Initia
 		fmt.Fprintln(w, "  auth methods: none")
 	}
 	for _, m := range in.AuthMethods {
-		fmt.Fprintf(w, "  auth method:  %s — %s", m.ID, m.Name)
+		fmt.Fprintf(w, "  auth method:  %s — %s", termLine(m.ID), termLine(m.Name))
 		if m.Description != "" {
-			fmt.Fprintf(w, " (%s)", m.Description)
+			fmt.Fprintf(w, " (%s)", termLine(m.Description))
 		}
 		fmt.Fprintln(w)
 		if cmd, ok := authCommand(m, res); ok {
-			fmt.Fprintf(w, "                in a terminal, run: %s\n", cmd)
+			fmt.Fprintf(w, "                in a terminal, run: %s\n", termLine(cmd))
 		}
 		for _, v := range m.EnvVars() {
-			fmt.Fprintf(w, "                give %s: mnote agents --set-key %s %s  (reads it from stdin)\n", v, rt.Name, v)
+			fmt.Fprintf(w, "                give %s: mnote agents --set-key %s %s  (reads it from stdin)\n", termLine(v), rt.Name, termLine(v))
 		}
 	}
 	if rt.LoginHint != "" {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"mnote/acp"
+	"mnote/internal/l10n"
 )
 
 // Approval policies of `mnote prompt --approve`.
@@ -44,7 +46,7 @@ func (b *policyBroker) RequestPermission(ctx context.Context, req *acp.Permissio
 		return auto(pick(req, "reject_once", "reject_always")), nil
 	}
 	if b.tty == nil {
-		fmt.Fprintf(b.errOut, "mnote: the agent asked to %q; rejected (no terminal to ask on; use --approve all|reads|none)\n", termSafe(req.Title))
+		fmt.Fprintf(b.errOut, "mnote: the agent asked to %q; rejected (no terminal to ask on; use --approve all|reads|none)\n", termLine(req.Title))
 		return pick(req, "reject_once", "reject_always"), nil
 	}
 	return b.ask(ctx, req)
@@ -72,16 +74,18 @@ func pick(req *acp.PermissionRequest, kinds ...string) acp.PermissionDecision {
 func (b *policyBroker) ask(ctx context.Context, req *acp.PermissionRequest) (acp.PermissionDecision, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	loc := l10n.FromEnv()
 	var q strings.Builder
-	fmt.Fprintf(&q, "\nThe agent asks permission: %s", termSafe(req.Title))
+	q.WriteString("\n")
+	q.WriteString(loc.T("cli.perm_asks", termLine(req.Title)))
 	if req.Kind != "" {
-		fmt.Fprintf(&q, " [%s]", termSafe(req.Kind))
+		fmt.Fprintf(&q, " [%s]", termLine(req.Kind))
 	}
 	q.WriteString("\n")
 	for i, o := range req.Options {
-		fmt.Fprintf(&q, "  %d) %s (%s)\n", i+1, termSafe(o.Name), termSafe(o.Kind))
+		fmt.Fprintf(&q, "  %d) %s\n", i+1, optionText(loc, o))
 	}
-	q.WriteString("Choose a number (Ctrl+C cancels the turn): ")
+	q.WriteString(loc.T("cli.perm_choose"))
 	answer := make(chan string, 1)
 	go func() {
 		r := bufio.NewReader(b.tty)
@@ -97,14 +101,46 @@ func (b *policyBroker) ask(ctx context.Context, req *acp.PermissionRequest) (acp
 				answer <- req.Options[n-1].OptionID
 				return
 			}
-			fmt.Fprintln(b.tty, "Please type one of the numbers.")
+			fmt.Fprintln(b.tty, loc.T("cli.perm_again"))
 		}
 	}()
 	select {
 	case id := <-answer:
 		return acp.PermissionDecision{OptionID: id}, nil
 	case <-ctx.Done():
-		fmt.Fprintln(b.tty, "\n(cancelled)")
+		fmt.Fprintln(b.tty, "\n"+loc.T("cli.cancelled"))
 		return acp.PermissionDecision{}, ctx.Err()
 	}
+}
+
+// optionKinds are the ACP permission option kinds, each with the names an
+// agent may give it that say just what the kind does (compared ignoring
+// case), besides the catalogue's own wording.
+var optionKinds = map[string][]string{
+	"allow_once":    {"allow", "allow once", "yes"},
+	"allow_always":  {"always allow", "allow always"},
+	"reject_once":   {"reject", "reject once", "deny", "no"},
+	"reject_always": {"always reject", "reject always", "always deny"},
+}
+
+// optionText words a permission option by its kind, never by the agent's
+// name for it: an option named "Allow once" of kind allow_always reads
+// "Always allow". The agent's name follows when it says something else;
+// an option of a kind ACP does not know reads as such, with its name and
+// kind (and is never taken for an always-choice).
+func optionText(loc l10n.Locale, o acp.PermissionOption) string {
+	aliases, known := optionKinds[o.Kind]
+	if !known {
+		name := o.Name
+		if strings.TrimSpace(name) == "" {
+			name = o.OptionID
+		}
+		return loc.T("cli.perm_other", termLine(name), termLine(o.Kind))
+	}
+	label := loc.T("cli.perm_" + o.Kind)
+	name := strings.TrimSpace(o.Name)
+	if name == "" || strings.EqualFold(name, label) || slices.ContainsFunc(aliases, func(a string) bool { return strings.EqualFold(a, name) }) {
+		return label
+	}
+	return label + loc.T("cli.perm_named", termLine(name))
 }

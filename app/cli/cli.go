@@ -11,11 +11,13 @@ import (
 	"log/slog"
 	"mnote/store/sqlitedb"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
 
+	"mnote/acp/procguard"
 	"mnote/acp/runtimes"
 	"mnote/app"
 	"mnote/store"
@@ -92,6 +94,10 @@ func (e *env) run(args []string) int {
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
+	case "prompt", "agents", "serve", windowServicesCmd: // the commands that start agents
+		e.guardProcesses()
+	}
+	switch cmd {
 	case "version", "--version":
 		fmt.Fprintf(e.stdout, "mnote %s\n", Version)
 		return exitOK
@@ -128,18 +134,39 @@ func IsCommand(name string) bool {
 	return ok
 }
 
+// guardProcesses makes the agents and terminals this command starts end
+// with it, even if it is killed (package procguard), and ends those an
+// earlier mnote that was killed left behind.
+func (e *env) guardProcesses() {
+	if err := procguard.Enable(filepath.Join(e.paths.StateDir, "procs"), e.log); err != nil {
+		e.warn("agents started now may outlive mnote if it is killed: %v", err)
+	}
+}
+
 func (e *env) usageErr(format string, a ...any) int {
 	fmt.Fprintf(e.stderr, "mnote: "+format+"\n", a...)
 	return exitUsage
 }
 
 func (e *env) fail(code int, err error) int {
-	fmt.Fprintf(e.stderr, "mnote: %s\n", termSafe(err.Error())) // errors quote agents
+	e.say(err.Error()) // errors quote agents
 	return code
 }
 
 func (e *env) warn(format string, a ...any) {
-	fmt.Fprintf(e.stderr, "mnote: %s\n", termSafe(fmt.Sprintf(format, a...)))
+	e.say(fmt.Sprintf(format, a...))
+}
+
+// say prints one of mnote's messages on stderr: "mnote: " and the message
+// on one line (termLine: what an agent put in it starts no line of its
+// own), then the agent's stderr tail an error may end with, a line at a
+// time, each marked "  | ".
+func (e *env) say(msg string) {
+	msg, tail := cutStderrTail(msg)
+	fmt.Fprintf(e.stderr, "mnote: %s\n", termLine(msg))
+	for _, l := range tail {
+		fmt.Fprintf(e.stderr, "  | %s\n", termLine(l))
+	}
 }
 
 func (e *env) detector() *runtimes.Detector {

@@ -30,6 +30,7 @@ type harness struct {
 	home  string
 	ws    string
 	state string
+	env   []string // mnote's whole environment when set (else the test's, with MNOTE_HOME)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -41,6 +42,9 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) cmd(args ...string) *exec.Cmd {
 	c := exec.CommandContext(h.t.Context(), h.bin, args...)
 	c.Env = append(os.Environ(), "MNOTE_HOME="+h.home)
+	if h.env != nil {
+		c.Env = h.env
+	}
 	c.Dir = h.ws
 	return c
 }
@@ -275,7 +279,7 @@ func TestPromptAsksOnTerminal(t *testing.T) {
 	h := newHarness(t)
 	steps := acptest.Steps(`{"permission":{"toolCall":{"toolCallId":"x","title":"Delete notes","kind":"delete"}}}`)
 	c := exec.CommandContext(t.Context(), scriptBin, "-q", "-e", "-c", h.bin+" prompt --agent-cmd "+h.agent+" '"+steps+"'", "/dev/null")
-	c.Env = append(os.Environ(), "MNOTE_HOME="+h.home)
+	c.Env = append(os.Environ(), "MNOTE_HOME="+h.home, "LC_ALL=C")
 	stdin, _ := c.StdinPipe()
 	var out syncBuffer
 	c.Stdout = &out
@@ -290,7 +294,7 @@ func TestPromptAsksOnTerminal(t *testing.T) {
 	if err := c.Wait(); err != nil {
 		t.Fatalf("%v: %q", err, out.String())
 	}
-	for _, want := range []string{"Delete notes [delete]", "3) Reject (reject_once)", "permission: selected reject"} {
+	for _, want := range []string{"Delete notes [delete]", "3) Reject\r\n", "permission: selected reject"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in %q", want, out.String())
 		}

@@ -16,7 +16,7 @@ import (
 // policies decide permissions, never answers).
 func (b *policyBroker) RequestElicitation(ctx context.Context, req *acp.ElicitationRequest) (acp.ElicitationAnswer, error) {
 	if b.tty == nil {
-		fmt.Fprintf(b.errOut, "mnote: the agent asked a question (%q); declined (no terminal to ask on)\n", termSafe(req.Message))
+		fmt.Fprintf(b.errOut, "mnote: the agent asked a question (%q); declined (no terminal to ask on)\n", termLine(req.Message))
 		return acp.ElicitationAnswer{Action: acp.ElicitDecline}, nil
 	}
 	b.mu.Lock()
@@ -38,7 +38,7 @@ func (b *policyBroker) RequestElicitation(ctx context.Context, req *acp.Elicitat
 func (b *policyBroker) form(req *acp.ElicitationRequest) acp.ElicitationAnswer {
 	r := bufio.NewReader(b.tty)
 	sc := &req.Schema
-	fmt.Fprintf(b.tty, "\nThe agent asks: %s\n", termSafe(req.Message))
+	fmt.Fprintf(b.tty, "\nThe agent asks: %s\n", termLine(req.Message))
 	fmt.Fprint(b.tty, "Answer it? [Y/n] ")
 	line, err := r.ReadString('\n')
 	if err != nil {
@@ -64,7 +64,7 @@ func (b *policyBroker) form(req *acp.ElicitationRequest) acp.ElicitationAnswer {
 				reason = "required"
 			}
 			if reason != "" {
-				fmt.Fprintf(b.tty, "  not accepted (%s); try again.\n", reason)
+				fmt.Fprintf(b.tty, "  not accepted (%s); try again.\n", termLine(reason))
 				continue
 			}
 			if given {
@@ -75,7 +75,7 @@ func (b *policyBroker) form(req *acp.ElicitationRequest) acp.ElicitationAnswer {
 	}
 	content, _ := json.Marshal(values)
 	if err := sc.ValidateContent(content); err != nil {
-		fmt.Fprintf(b.tty, "The answer does not fit the form (%s); declined.\n", termSafe(err.Error()))
+		fmt.Fprintf(b.tty, "The answer does not fit the form (%s); declined.\n", termLine(err.Error()))
 		return acp.ElicitationAnswer{Action: acp.ElicitDecline}
 	}
 	return acp.ElicitationAnswer{Action: acp.ElicitAccept, Content: content}
@@ -88,13 +88,13 @@ func fieldQuestion(name string, p *acp.ElicitationProperty, required bool) strin
 	if label == "" {
 		label = name
 	}
-	fmt.Fprintf(&q, "  %s", termSafe(label))
+	fmt.Fprintf(&q, "  %s", termLine(label))
 	if p.Description != "" {
-		fmt.Fprintf(&q, " — %s", termSafe(p.Description))
+		fmt.Fprintf(&q, " — %s", termLine(p.Description))
 	}
 	q.WriteString("\n")
 	for i, c := range choices(p) {
-		fmt.Fprintf(&q, "    %d) %s\n", i+1, termSafe(c.Title))
+		fmt.Fprintf(&q, "    %d) %s\n", i+1, termLine(c.Title))
 	}
 	var hints []string
 	switch p.Type {
@@ -112,7 +112,7 @@ func fieldQuestion(name string, p *acp.ElicitationProperty, required bool) strin
 		hints = append(hints, "numbers separated by commas")
 	}
 	if len(p.Default) > 0 {
-		hints = append(hints, "default "+termSafe(string(p.Default)))
+		hints = append(hints, "default "+termLine(string(p.Default)))
 	}
 	if required {
 		hints = append(hints, "required")

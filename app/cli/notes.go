@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
+	"mnote/app"
 	"mnote/notes"
 	"mnote/workspace"
 )
@@ -46,7 +46,12 @@ func (e *env) runNotes(args []string) int {
 		fmt.Fprint(e.stderr, notesUsage)
 		return exitUsage
 	}
-	ix, err := e.openNotes(dir)
+	w, err := app.OpenWorkspace(dir, e.paths, workspace.Options{Logger: e.log})
+	if err != nil {
+		return e.fail(exitAgent, err)
+	}
+	defer w.Close()
+	ix, err := e.openNotes(w)
 	if err != nil {
 		return e.fail(exitAgent, err)
 	}
@@ -69,7 +74,7 @@ func (e *env) runNotes(args []string) int {
 		bold := isTerminal(e.stdout)
 		for _, h := range hits {
 			snip := snippetText(h.Snippet, bold)
-			fmt.Fprintf(e.stdout, "%s:%d: %s\n", termSafe(h.Path), h.Line, snip)
+			fmt.Fprintf(e.stdout, "%s:%d: %s\n", termLine(h.Path), h.Line, snip)
 		}
 		return exitOK
 	case "backlinks", "links":
@@ -91,9 +96,9 @@ func (e *env) runNotes(args []string) int {
 				to = l.Target + " (no such note)"
 			}
 			if sub == "links" {
-				fmt.Fprintf(e.stdout, "%d: %s\n", l.Line, termSafe(to))
+				fmt.Fprintf(e.stdout, "%d: %s\n", l.Line, termLine(to))
 			} else {
-				fmt.Fprintf(e.stdout, "%s:%d: %s\n", termSafe(l.From), l.Line, termSafe(l.Context))
+				fmt.Fprintf(e.stdout, "%s:%d: %s\n", termLine(l.From), l.Line, termLine(l.Context))
 			}
 		}
 		return exitOK
@@ -106,7 +111,7 @@ func (e *env) runNotes(args []string) int {
 			return e.printJSON(orEmpty(heads))
 		}
 		for _, h := range heads {
-			fmt.Fprintf(e.stdout, "%4d  %s%s\n", h.Line, strings.Repeat("  ", h.Level-1), termSafe(h.Text))
+			fmt.Fprintf(e.stdout, "%4d  %s%s\n", h.Line, strings.Repeat("  ", h.Level-1), termLine(h.Text))
 		}
 		return exitOK
 	case "list":
@@ -123,7 +128,7 @@ func (e *env) runNotes(args []string) int {
 			if n.Skipped != "" {
 				skipped = "  (not indexed: " + n.Skipped + ")"
 			}
-			fmt.Fprintf(e.stdout, "%s%s\n", termSafe(n.Path), skipped)
+			fmt.Fprintf(e.stdout, "%s%s\n", termLine(n.Path), skipped)
 		}
 		return exitOK
 	default:
@@ -131,14 +136,15 @@ func (e *env) runNotes(args []string) int {
 	}
 }
 
-// openNotes opens the notes index of dir and brings it up to date,
-// showing progress on a terminal for a long first build.
-func (e *env) openNotes(dir string) (*notes.Index, error) {
-	dbPath, err := notes.PathFor(e.paths.DataDir, dir)
+// openNotes opens the notes index of w (opened with app.OpenWorkspace, so
+// it reads what agents may read) and brings it up to date, showing
+// progress on a terminal for a long first build.
+func (e *env) openNotes(w *workspace.Workspace) (*notes.Index, error) {
+	dbPath, err := notes.PathFor(e.paths.DataDir, w.Dir())
 	if err != nil {
 		return nil, err
 	}
-	ix, err := notes.Open(context.Background(), dbPath, dir, notes.Options{Ignore: workspace.DefaultIgnore, Exclude: e.ownDirs()})
+	ix, err := notes.Open(context.Background(), dbPath, w, notes.Options{Ignore: workspace.DefaultIgnore})
 	if err != nil {
 		return nil, err
 	}
@@ -159,28 +165,6 @@ func (e *env) openNotes(dir string) (*notes.Index, error) {
 		e.warn("%d notes not indexed (%d over %d MiB, %d not UTF-8 text); 'mnote notes list' shows which", n, st.TooBig, notes.MaxNoteSize>>20, st.NotText)
 	}
 	return ix, nil
-}
-
-// ownDirs are mnote's own folders (config, data, state), never indexed
-// as notes even when the notes folder holds them.
-func (e *env) ownDirs() []string {
-	var out []string
-	for _, d := range []string{e.paths.DataDir, e.paths.StateDir, e.paths.LogDir} {
-		if d != "" {
-			out = append(out, d)
-		}
-	}
-	if c := e.paths.ConfigFile; c != "" {
-		out = append(out, dirOf(c))
-	}
-	return out
-}
-
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, os.PathSeparator); i > 0 {
-		return p[:i]
-	}
-	return p
 }
 
 func orEmpty[T any](s []T) []T {

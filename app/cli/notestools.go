@@ -123,7 +123,7 @@ func (pt *promptTools) openIndex() *notes.Index {
 // the index tools answer that the folder is not indexed.
 func (pt *promptTools) index() {
 	pt.ixOnce.Do(func() {
-		ix, err := pt.e.openNotes(pt.w.Dir())
+		ix, err := pt.e.openNotes(pt.w)
 		if err != nil {
 			pt.e.warn("the notes index of %s could not be opened: %v", pt.w.Dir(), err)
 			return

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"unicode/utf8"
 
 	"mnote/app/chat"
 	"mnote/thread"
@@ -214,7 +212,7 @@ func (o *textObserver) Event(ev *chat.Event) {
 			o.midLine = true
 		case thread.KindToolCall:
 			o.newline()
-			o.printf(true, "%s\n", o.dim(termSafe(fmt.Sprintf("tool %s: %s (%s)", deref(u.Kind, "other"), deref(u.Title, u.ToolCallID), deref(u.Status, "pending")))))
+			o.printf(true, "%s\n", o.dim(fmt.Sprintf("tool %s: %s (%s)", termLine(deref(u.Kind, "other")), termLine(deref(u.Title, u.ToolCallID)), termLine(deref(u.Status, "pending")))))
 			o.last = "tool"
 		case thread.KindToolCallUpdate:
 			if u.Status == nil {
@@ -225,7 +223,7 @@ func (o *textObserver) Event(ev *chat.Event) {
 			if u.Title != nil {
 				title = *u.Title
 			}
-			o.printf(true, "%s\n", o.dim(termSafe(fmt.Sprintf("tool %s: %s", title, *u.Status))))
+			o.printf(true, "%s\n", o.dim(fmt.Sprintf("tool %s: %s", termLine(title), termLine(*u.Status))))
 			o.last = "tool"
 		case thread.KindPlan:
 			var entries []thread.PlanEntry
@@ -243,9 +241,9 @@ func (o *textObserver) Event(ev *chat.Event) {
 				case "in_progress":
 					mark = ">"
 				}
-				fmt.Fprintf(&b, "  [%s] %s\n", mark, e.Content)
+				fmt.Fprintf(&b, "  [%s] %s\n", mark, termLine(e.Content))
 			}
-			o.printf(true, "%s", o.dim(termSafe(b.String())))
+			o.printf(true, "%s", o.dim(b.String()))
 			o.last = "plan"
 		}
 	case chat.EvPermissionDecided:
@@ -254,7 +252,7 @@ func (o *textObserver) Event(ev *chat.Event) {
 		if ev.Decision.OptionID != "" {
 			outcome = ev.Decision.OptionID
 		}
-		o.printf(true, "%s\n", o.dim(termSafe(fmt.Sprintf("permission %s: %s", deref(&ev.Permission.Title, ev.Permission.ToolCallID), outcome))))
+		o.printf(true, "%s\n", o.dim(fmt.Sprintf("permission %s: %s", termLine(deref(&ev.Permission.Title, ev.Permission.ToolCallID)), termLine(outcome))))
 		o.last = "permission"
 	case chat.EvTerminal:
 		o.terminal(ev)
@@ -289,61 +287,17 @@ func (o *textObserver) terminal(ev *chat.Event) {
 	case tm.Released:
 		return // its end was said
 	case tm.Signal != "":
-		line = "terminal killed (" + tm.Signal + ")"
+		line = "terminal killed (" + termLine(tm.Signal) + ")"
 	case tm.ExitCode != nil:
 		line = fmt.Sprintf("terminal exit %d", *tm.ExitCode)
 	case tm.Exited:
 		line = "terminal ended"
 	default:
-		line = "terminal: $ " + strings.Join(append([]string{tm.Command}, tm.Args...), " ") + "  (" + tm.Cwd + ")"
+		line = "terminal: $ " + termLine(strings.Join(append([]string{tm.Command}, tm.Args...), " ")) + "  (" + termLine(tm.Cwd) + ")"
 	}
 	o.newline()
-	o.printf(true, "%s\n", o.dim(termSafe(line)))
+	o.printf(true, "%s\n", o.dim(line))
 	o.last = "terminal-state"
-}
-
-// stripEscapes removes terminal escape sequences (CSI "ESC [ ... final",
-// OSC "ESC ] ... BEL or ESC \\", and two-byte "ESC x") and carriage
-// returns from a command's output, for plain text. A sequence split across
-// two chunks leaves its tail as text, which termSafe makes visible.
-func stripEscapes(s string) string {
-	if !strings.ContainsAny(s, "\x1b\r") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\r':
-			continue
-		case c != 0x1b:
-			b.WriteByte(c)
-			continue
-		}
-		if i+1 >= len(s) {
-			break
-		}
-		switch s[i+1] {
-		case '[':
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j
-		case ']':
-			j := i + 2
-			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
-				j++
-			}
-			if j < len(s) && s[j] == 0x1b {
-				j++
-			}
-			i = j
-		default:
-			i++
-		}
-	}
-	return b.String()
 }
 
 func deref(p *string, def string) string {
@@ -351,118 +305,4 @@ func deref(p *string, def string) string {
 		return def
 	}
 	return *p
-}
-
-// termSafe returns s as it may go to a terminal: whatever could drive the
-// terminal instead of being shown is replaced by a visible form. That is
-// C0 controls but \n and \t (ESC shows as ^[, CR as ^M), DEL (^?), C1
-// controls U+0080–U+009F (8-bit CSI U+009B among them, shown <U+009B>),
-// the bidi embeddings, overrides and isolates U+202A–U+202E and
-// U+2066–U+2069 that can make text read as something else, and bytes that
-// are not UTF-8 (U+FFFD). An agent's text and titles reach a person's
-// terminal only through it; mnote's own colour escapes are added after.
-// --json output keeps the exact text: it is for programs, and JSON
-// escapes C0 controls (C1 and bidi characters stay as they are there).
-func termSafe(s string) string {
-	for i, r := range s {
-		if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f || r >= 0x202a && r <= 0x202e ||
-			r >= 0x2066 && r <= 0x2069 || r == utf8.RuneError {
-			return string(appendTermSafe(append(make([]byte, 0, len(s)+16), s[:i]...), s[i:]))
-		}
-	}
-	return s
-}
-
-// appendTermSafe appends termSafe(s) to dst.
-func appendTermSafe(dst []byte, s string) []byte {
-	const hex = "0123456789ABCDEF"
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != 0x7f || c == '\n' || c == '\t' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '^', c^0x40) // ^@ … ^_, DEL as ^?
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
-		case r >= 0x80 && r <= 0x9f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '<', 'U', '+', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf], '>')
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(dst, s[start:]...)
-}
-
-// termWriter passes what is written to it through appendTermSafe, for
-// output made of an agent's text (mnote show). A character split between
-// two writes is held until the next one; Flush writes out what is held.
-type termWriter struct {
-	w       io.Writer
-	pending []byte // the start of a character split by a write
-	buf     []byte
-}
-
-func newTermWriter(w io.Writer) *termWriter { return &termWriter{w: w} }
-
-func (t *termWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	if len(t.pending) > 0 {
-		p = append(t.pending, p...)
-		t.pending = nil
-	}
-	// Hold back an incomplete character at the end (at most 3 bytes).
-	cut := len(p)
-	for k := 1; k <= utf8.UTFMax-1 && k <= len(p); k++ {
-		if b := p[len(p)-k]; utf8.RuneStart(b) {
-			if b >= utf8.RuneSelf && !utf8.FullRune(p[len(p)-k:]) {
-				cut = len(p) - k
-			}
-			break
-		}
-	}
-	t.pending = append(t.pending, p[cut:]...)
-	t.buf = appendTermSafe(t.buf[:0], string(p[:cut]))
-	if _, err := t.w.Write(t.buf); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-// Flush writes out a held incomplete character (shown as U+FFFD).
-func (t *termWriter) Flush() error {
-	if len(t.pending) == 0 {
-		return nil
-	}
-	t.buf = appendTermSafe(t.buf[:0], string(t.pending))
-	t.pending = nil
-	_, err := t.w.Write(t.buf)
-	return err
-}
-
-// boldMarks makes a search snippet's « » marks bold on a terminal.
-var boldMarks = strings.NewReplacer("«", "\x1b[1m", "»", "\x1b[0m")
-
-// snippetText is a search hit's snippet for the terminal: neutralized, its
-// matches bold when bold.
-func snippetText(snippet string, bold bool) string {
-	s := termSafe(snippet)
-	if bold {
-		s = boldMarks.Replace(s)
-	}
-	return s
 }

@@ -18,6 +18,7 @@ import (
 	"mnote/acp/runtimes"
 	"mnote/app"
 	"mnote/app/chat"
+	"mnote/internal/l10n"
 	"mnote/workspace"
 )
 
@@ -116,14 +117,24 @@ func (c *promptCmd) run(e *env, text string) int {
 	} else {
 		obs = &textObserver{out: out, color: isTerminal(e.stdout)}
 	}
+	// The agent and what it was started with, once known: an agent that
+	// asks to log in is told of the keys it did not get (authHint).
+	var rt runtimes.Runtime
+	var resolved runtimes.Resolved
 	fail := func(code int, err error) int {
+		held := heldBackFor(err, resolved)
 		if c.jsonOut {
 			var j jsonLine
 			j.start("error")
 			j.str("message", err.Error())
+			if len(held) > 0 {
+				j.value("heldBack", held)
+			}
 			out.write(j.end(), true)
 		}
-		return e.fail(code, err)
+		code = e.fail(code, err)
+		e.authHint(held, rt)
+		return code
 	}
 
 	st, err := e.openStore()
@@ -151,7 +162,7 @@ func (c *promptCmd) run(e *env, text string) int {
 			c.cwd = prior.workspace
 		}
 	}
-	rt, err := e.runtime(c.agent, c.agentCmd)
+	rt, err = e.runtime(c.agent, c.agentCmd)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
@@ -168,7 +179,7 @@ func (c *promptCmd) run(e *env, text string) int {
 		return fail(exitUsage, fmt.Errorf("%w (give another folder with --cwd)", err))
 	}
 	defer w.Close()
-	resolved, err := e.detector().Resolve(rt)
+	resolved, err = e.detector().Resolve(rt)
 	if err != nil {
 		return fail(exitAgent, err)
 	}
@@ -282,9 +293,38 @@ func (c *promptCmd) run(e *env, text string) int {
 		return exitCancelled
 	}
 	if !c.jsonOut {
-		fmt.Fprintf(e.stderr, "%s\n", dimIf(isTerminal(e.stderr), fmt.Sprintf("[%s · session %s]", termSafe(res.StopReason), sess.ID)))
+		fmt.Fprintf(e.stderr, "%s\n", dimIf(isTerminal(e.stderr), fmt.Sprintf("[%s · session %s]", termLine(res.StopReason), sess.ID)))
 	}
 	return exitOK
+}
+
+// heldBackFor names the key-looking variables of mnote's environment the
+// agent did not get, when err says it needs a login (none otherwise).
+func heldBackFor(err error, res runtimes.Resolved) []string {
+	if !errors.Is(err, acp.ErrAuthRequired) {
+		return nil
+	}
+	return res.HeldBack
+}
+
+// authHint tells, after an agent asked to log in, which variables that
+// look like keys it did not get from mnote's environment, and how to give
+// it one: `mnote agents --set-key`, or the entry's env in config.json.
+func (e *env) authHint(held []string, rt runtimes.Runtime) {
+	if len(held) == 0 {
+		return
+	}
+	loc := l10n.FromEnv()
+	name := rt.Name
+	if name == runtimes.CustomName {
+		name = "NAME" // --agent-cmd: a config.json entry would be named
+	}
+	fmt.Fprintln(e.stderr, loc.T("cli.auth_held_back", termLine(rt.Title), strings.Join(held, ", ")))
+	example := "NAME"
+	if len(held) == 1 {
+		example = held[0]
+	}
+	fmt.Fprintln(e.stderr, loc.T("cli.auth_give_key", name, example, e.paths.ConfigFile))
 }
 
 func agentExit(err error) int {

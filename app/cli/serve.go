@@ -15,11 +15,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +26,7 @@ import (
 	"github.com/coder/websocket"
 
 	"mnote/app"
+	"mnote/internal/l10n"
 	"mnote/workspace"
 )
 
@@ -43,11 +42,13 @@ var Assets fs.FS
 // on 127.0.0.1 the browser visits would receive it.
 //
 // The token never leaves the process in a URL: the browser is opened
-// with a one-time code (the launcher's argv is readable by every local
-// user in ps), which the page exchanges once, by POST /api/exchange, for
-// the token, and keeps in sessionStorage (per origin, i.e. per port).
-// The URL printed on stdout carries a code of its own; when it has been
-// used or has expired, the next exchange attempt prints a fresh one.
+// with a one-time code, which the page exchanges once, by POST
+// /api/exchange, for the token, and keeps in sessionStorage (per origin,
+// i.e. per port). The code is not in the launcher's command line either
+// (every local user reads it in /proc): the launcher gets a private file
+// that holds it (serve_open.go). The URL printed on stdout carries a
+// code of its own; when it has been used or has expired, the next
+// exchange attempt prints a fresh one.
 const (
 	// launchCodeTTL is how long the code handed to the browser launcher
 	// is valid: long enough for a cold browser start.
@@ -115,18 +116,19 @@ func (e *env) runServe(args []string) int {
 	if !s.loopback {
 		e.warn("warning: serving on %s, which is not a loopback address: anyone who can reach it and has the token can use your agents and notes", la)
 	}
-	if !*noOpen {
-		code, err := s.codes.issue(launchCodeTTL, false)
-		if err != nil {
-			return e.fail(exitAgent, err)
-		}
-		openBrowser(s.pageURL(code), e)
-	}
-
+	// Signals are caught before the browser is told of the page, so a stop
+	// at once after it is a clean stop too (which removes the page).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The first Ctrl+C (or SIGTERM) stops cleanly; a second one kills.
 	context.AfterFunc(ctx, stop)
+	if !*noOpen {
+		page, err := s.launch(filepath.Join(e.paths.StateDir, launchDirName), e)
+		if err != nil {
+			e.warn("could not open the browser (%v); open the URL above", err)
+		}
+		defer page.remove()
+	}
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -260,6 +262,9 @@ type server struct {
 	// e.g. a TLS reverse proxy's: their pages and Host names are accepted.
 	extra []*url.URL
 	codes *codes
+	// launched is the page the browser launcher was given (nil: none);
+	// it is removed once its code is used.
+	launched *launchPage
 	// printMu orders printCode's check and print; stdout gets the URLs.
 	printMu sync.Mutex
 	stdout  io.Writer
@@ -323,6 +328,31 @@ func (s *server) printCode() error {
 	return nil
 }
 
+// launch opens the browser on a launch page (see serve_open.go) in dir
+// with a fresh code, when there is a display; the page is removed when
+// its code is used or expires, or by the caller on exit. It returns nil
+// when nothing was launched.
+func (s *server) launch(dir string, e *env) (*launchPage, error) {
+	name, args := browserLauncher()
+	if name == "" {
+		return nil, nil
+	}
+	code, err := s.codes.issue(launchCodeTTL, false)
+	if err != nil {
+		return nil, err
+	}
+	page, err := writeLaunchPage(dir, s.pageURL(code), code, l10n.FromEnv())
+	if err != nil {
+		return nil, err
+	}
+	s.launched = page
+	time.AfterFunc(launchCodeTTL, page.remove)
+	if !openBrowser(name, args, page.path, e) {
+		page.remove()
+	}
+	return page, nil
+}
+
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -344,17 +374,24 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.exchange(w, r)
 			return
 		}
-		// Browsers cannot set headers on a WebSocket: there the token
-		// may come as ?token= (sent to this origin only).
-		if !s.authorized(r, r.URL.Path == "/api/events") {
+		// A token in the URL is refused outright, even a right one: URLs
+		// end up in consoles, logs and histories.
+		if r.URL.Query().Has("token") {
+			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Reason: app.ReasonTokenRequired,
+				Message: "the token never goes in a URL: send it as the header Authorization: Bearer TOKEN (the WebSocket: as its subprotocol " + wsTokenPrefix + "TOKEN, with " + wsProtocol + ")"})
+			return
+		}
+		events := r.URL.Path == "/api/events"
+		if !s.authorized(r, events) {
 			writeError(w, http.StatusUnauthorized, &app.Error{Code: app.CodeUnauthorized, Reason: app.ReasonTokenRequired, Message: "a valid token is required"})
 			return
 		}
-		if r.URL.Path == "/api/call" {
+		if !events {
 			s.call(w, r)
 			return
 		}
-		s.hub.ServeWebSocket(w, r, &websocket.AcceptOptions{OriginPatterns: s.originHosts()})
+		// Only the protocol's name is echoed, never the token.
+		s.hub.ServeWebSocket(w, r, &websocket.AcceptOptions{OriginPatterns: s.originHosts(), Subprotocols: []string{wsProtocol}})
 	default:
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			writeError(w, http.StatusNotFound, &app.Error{Code: app.CodeNotFound, Message: "no such endpoint"})
@@ -364,16 +401,49 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// The event stream's WebSocket subprotocols. Browsers cannot set headers
+// on a WebSocket, so the page offers two protocols: wsProtocol, which the
+// server echoes, and wsTokenPrefix+TOKEN, which carries the token and is
+// never echoed (nor ever part of a URL).
+const (
+	wsProtocol    = "mnote.v1"
+	wsTokenPrefix = "mnote.token."
+)
+
 // authorized checks the bearer token: the Authorization header, or (when
-// query is set) ?token=. Cookies never count.
-func (s *server) authorized(r *http.Request, query bool) bool {
+// ws is set) the WebSocket subprotocol wsTokenPrefix+TOKEN offered with
+// wsProtocol. Cookies and URLs never count.
+func (s *server) authorized(r *http.Request, ws bool) bool {
 	var got string
 	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
 		got = strings.TrimPrefix(a, "Bearer ")
-	} else if query {
-		got = r.URL.Query().Get("token")
+	} else if ws {
+		got = subprotocolToken(r.Header.Values("Sec-WebSocket-Protocol"))
 	}
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+}
+
+// subprotocolToken is the token of the offered subprotocols (header
+// values, each a comma-separated list), or "" when they do not include
+// wsProtocol (whose echo the page needs) or name no token.
+func subprotocolToken(values []string) string {
+	var tok string
+	named := false
+	for _, v := range values {
+		for _, p := range strings.Split(v, ",") {
+			p = strings.TrimSpace(p)
+			switch {
+			case p == wsProtocol:
+				named = true
+			case strings.HasPrefix(p, wsTokenPrefix):
+				tok = strings.TrimPrefix(p, wsTokenPrefix)
+			}
+		}
+	}
+	if !named {
+		return ""
+	}
+	return tok
 }
 
 // exchange trades a one-time code ({"code": ...}) for the token
@@ -393,6 +463,9 @@ func (s *server) exchange(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ok := s.codes.redeem(req.Code)
+	if ok && s.launched != nil && req.Code == s.launched.code {
+		s.launched.remove() // used: nothing in it works any more
+	}
 	if err := s.printCode(); err != nil {
 		s.log.Warn("could not print a fresh URL", "err", err)
 	}
@@ -573,25 +646,4 @@ func (s *server) static(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	http.ServeFileFS(w, r, s.assets, name)
-}
-
-// openBrowser opens the page when there is a display to show it on.
-func openBrowser(u string, e *env) {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", u)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
-	default:
-		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-			return
-		}
-		cmd = exec.Command("xdg-open", u)
-	}
-	if err := cmd.Start(); err != nil {
-		e.warn("could not open the browser (%v); open the URL above", err)
-		return
-	}
-	go cmd.Wait() //nolint:errcheck // only reaps it
 }

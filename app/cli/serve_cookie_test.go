@@ -1,10 +1,12 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"html"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -101,7 +103,7 @@ func TestServeCookiesGrantNothing(t *testing.T) {
 	if st := callWith(t, browser, base, http.Header{"Authorization": {"Bearer " + ex.Token}}, ""); st != http.StatusOK {
 		t.Fatalf("the page's call with the token: %d", st)
 	}
-	if st := eventsWith(ctx, t, browser, u.Host, nil, ex.Token); st != http.StatusSwitchingProtocols {
+	if st := eventsWith(ctx, t, browser, u.Host, nil, "", ex.Token); st != http.StatusSwitchingProtocols {
 		t.Fatalf("the page's event stream with the token: %d", st)
 	}
 	get(base + "/") // a reload
@@ -148,8 +150,13 @@ func TestServeCookiesGrantNothing(t *testing.T) {
 			if st := callWith(t, plain, base, try.hdr, try.q); st != http.StatusUnauthorized && st != http.StatusForbidden {
 				t.Errorf("cookie %s as %s on /api/call: %d", c.Name, try.what, st)
 			}
-			if st := eventsWith(ctx, t, plain, u.Host, try.hdr, try.q); st != http.StatusUnauthorized && st != http.StatusForbidden {
+			if st := eventsWith(ctx, t, plain, u.Host, try.hdr, try.q, ""); st != http.StatusUnauthorized && st != http.StatusForbidden {
 				t.Errorf("cookie %s as %s on /api/events: %d", c.Name, try.what, st)
+			}
+			if try.q != "" {
+				if st := eventsWith(ctx, t, plain, u.Host, nil, "", try.q); st != http.StatusUnauthorized && st != http.StatusForbidden {
+					t.Errorf("cookie %s as the subprotocol on /api/events: %d", c.Name, st)
+				}
 			}
 		}
 	}
@@ -158,7 +165,7 @@ func TestServeCookiesGrantNothing(t *testing.T) {
 		if st := callWith(t, plain, base, hdr, ""); st != http.StatusUnauthorized {
 			t.Errorf("all cookies on /api/call: %d", st)
 		}
-		if st := eventsWith(ctx, t, plain, u.Host, hdr, ""); st != http.StatusUnauthorized {
+		if st := eventsWith(ctx, t, plain, u.Host, hdr, "", ""); st != http.StatusUnauthorized {
 			t.Errorf("all cookies on /api/events: %d", st)
 		}
 	}
@@ -189,8 +196,9 @@ func callWith(t *testing.T, c *http.Client, base string, hdr http.Header, q stri
 }
 
 // eventsWith opens /api/events from the page's origin with these headers
-// (and ?token= when q is set); it returns the handshake's status.
-func eventsWith(ctx context.Context, t *testing.T, c *http.Client, host string, hdr http.Header, q string) int {
+// (and ?token= when q is set, the subprotocols mnote.v1 and
+// mnote.token.PROTO when proto is); it returns the handshake's status.
+func eventsWith(ctx context.Context, t *testing.T, c *http.Client, host string, hdr http.Header, q, proto string) int {
 	t.Helper()
 	h := http.Header{"Origin": {"http://" + host}}
 	for k, v := range hdr {
@@ -200,7 +208,11 @@ func eventsWith(ctx context.Context, t *testing.T, c *http.Client, host string, 
 	if q != "" {
 		target += "?token=" + url.QueryEscape(q)
 	}
-	conn, resp, err := websocket.Dial(ctx, target, &websocket.DialOptions{HTTPClient: c, HTTPHeader: h})
+	var protos []string
+	if proto != "" {
+		protos = []string{"mnote.v1", "mnote.token." + proto}
+	}
+	conn, resp, err := websocket.Dial(ctx, target, &websocket.DialOptions{HTTPClient: c, HTTPHeader: h, Subprotocols: protos})
 	if conn != nil {
 		conn.CloseNow()
 	}
@@ -210,58 +222,135 @@ func eventsWith(ctx context.Context, t *testing.T, c *http.Client, host string, 
 	return resp.StatusCode
 }
 
-// The browser launcher's argv (readable by every local user in ps)
-// carries a one-time code, never the token, and that code works once. A
-// fake xdg-open first on PATH writes its argv into a FIFO.
-func TestServeLaunchArgv(t *testing.T) {
-	h := newHarness(t)
+// fakeLauncher puts a fake xdg-open first on PATH that writes its argv
+// into a FIFO, then stays (its command line readable in /proc, as a real
+// launcher's is) until the test ends; the returned channel gets the argv
+// lines. It returns the environment to give serve.
+func fakeLauncher(t *testing.T) ([]string, <-chan []string) {
+	t.Helper()
 	bin := t.TempDir()
-	fifo := filepath.Join(bin, "argv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
+	fifo, hold := filepath.Join(bin, "argv"), filepath.Join(bin, "hold")
+	for _, f := range []string{fifo, hold} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	script := "#!/bin/sh\nfor a in \"$0\" \"$@\"; do printf '%s\\n' \"$a\"; done >'" + fifo + "'\n"
+	script := "#!/bin/sh\nfor a in \"$0\" \"$@\"; do printf '%s\\n' \"$a\"; done >'" + fifo + "'\nread x <'" + hold + "'\n"
 	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	argvc := make(chan []byte, 1)
+	argvc := make(chan []string, 1)
 	go func() {
 		b, _ := os.ReadFile(fifo) // blocks until the launcher writes
-		argvc <- b
+		argvc <- strings.Split(strings.TrimSpace(string(b)), "\n")
 	}()
 	t.Cleanup(func() {
-		// Unblocks the reader if nothing was launched.
-		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close()
+		// Unblocks the reader if nothing was launched, and lets the
+		// launcher go (its read of hold ends).
+		for _, f := range []string{fifo, hold} {
+			if w, err := os.OpenFile(f, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
 		}
 	})
-	_, u, _, _ := startServe(t, h, []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "DISPLAY=:99"}, "--workspace", h.ws)
-	s := &served{t: t, base: "http://" + u.Host, host: u.Host}
-	st, token := s.exchange(u.Query().Get("code"))
-	if st != http.StatusOK || token == "" {
-		t.Fatalf("exchange of the printed code: %d", st)
-	}
-	var argv []byte
+	return []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "DISPLAY=:99"}, argvc
+}
+
+// launchedPage waits for the fake launcher's argv and checks it: the
+// launcher and one argument, the path of a launch page in a private
+// folder of mnote's state folder (mode 0700), itself mode 0600. It
+// returns the page's path and the URL the page sends the browser to.
+func launchedPage(t *testing.T, h *harness, argvc <-chan []string) (string, *url.URL) {
+	t.Helper()
+	var argv []string
 	select {
 	case argv = <-argvc:
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not run xdg-open")
 	}
-	lines := strings.Split(strings.TrimSpace(string(argv)), "\n")
-	if len(lines) != 2 || filepath.Base(lines[0]) != "xdg-open" {
-		t.Fatalf("launcher argv %q", lines)
+	if len(argv) != 2 || filepath.Base(argv[0]) != "xdg-open" {
+		t.Fatalf("launcher argv %q", argv)
 	}
-	if bytes.Contains(argv, []byte(token)) || bytes.Contains(argv, []byte("token")) {
-		t.Fatalf("the launcher's argv carries the token: %q", lines)
+	page := argv[1]
+	dir := filepath.Join(h.home, "state", "serve")
+	if filepath.Dir(page) != dir || !strings.HasSuffix(page, ".html") {
+		t.Fatalf("the launcher was given %q, want a page in %s", page, dir)
 	}
-	launched, err := url.Parse(lines[1])
-	if err != nil || launched.Host != u.Host || launched.Query().Get("code") == "" || launched.Query().Get("code") == u.Query().Get("code") {
-		t.Fatalf("launched URL %q (printed %s)", lines[1], u)
+	for p, want := range map[string]os.FileMode{page: 0o600, dir: 0o700} {
+		if fi, err := os.Lstat(p); err != nil || fi.Mode().Perm() != want || fi.Mode()&os.ModeSymlink != 0 {
+			t.Fatalf("%s: %v (want mode %v): %v", p, fi.Mode(), want, err)
+		}
 	}
-	if st, got := s.exchange(launched.Query().Get("code")); st != http.StatusOK || got != token {
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`<meta http-equiv="refresh" content="0;url=([^"]+)">`).FindSubmatch(b)
+	link := regexp.MustCompile(`<a href="([^"]+)"`).FindSubmatch(b)
+	if m == nil || link == nil || string(m[1]) != string(link[1]) {
+		t.Fatalf("the page sends the browser nowhere:\n%s", b)
+	}
+	target, err := url.Parse(html.UnescapeString(string(m[1])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page, target
+}
+
+// The browser launcher's command line (readable by every local user in
+// /proc) carries no secret: not the token, not a one-time code. It is
+// the path of a private page (0600 in a 0700 folder) that sends the
+// browser to the URL with a code of its own; that code works once, and
+// the page is gone as soon as it was used.
+func TestServeLaunchArgv(t *testing.T) {
+	h := newHarness(t)
+	env, argvc := fakeLauncher(t)
+	_, u, _, _ := startServe(t, h, env, "--workspace", h.ws)
+	s := &served{t: t, base: "http://" + u.Host, host: u.Host}
+	page, launched := launchedPage(t, h, argvc)
+	printed := u.Query().Get("code")
+	st, token := s.exchange(printed)
+	if st != http.StatusOK || token == "" {
+		t.Fatalf("exchange of the printed code: %d", st)
+	}
+	code := launched.Query().Get("code")
+	if launched.Host != u.Host || launched.Path != "/" || code == "" || code == printed {
+		t.Fatalf("the page sends the browser to %s (printed %s)", launched, u)
+	}
+	for _, secret := range []string{token, code, printed, "code="} {
+		if strings.Contains(page, secret) {
+			t.Fatalf("the launcher's argv %q carries %q", page, secret)
+		}
+	}
+	if st, got := s.exchange(code); st != http.StatusOK || got != token {
 		t.Fatalf("exchange of the launched code: %d", st)
 	}
-	if st, got := s.exchange(launched.Query().Get("code")); st != http.StatusUnauthorized || got != "" {
+	if _, err := os.Stat(page); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the page is still there once its code was used: %v", err)
+	}
+	if st, got := s.exchange(code); st != http.StatusUnauthorized || got != "" {
 		t.Fatalf("second exchange of the launched code: %d %q", st, got)
+	}
+}
+
+// A launch page whose code was never used is removed when serve stops.
+func TestServeLaunchPageRemovedOnExit(t *testing.T) {
+	h := newHarness(t)
+	env, argvc := fakeLauncher(t)
+	cmd, _, _, exited := startServe(t, h, env, "--workspace", h.ws)
+	page, _ := launchedPage(t, h, argvc)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("serve exited: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+	if _, err := os.Stat(page); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the page outlived serve: %v", err)
 	}
 }

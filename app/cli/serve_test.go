@@ -61,12 +61,20 @@ func (s *served) mustCall(method string, args any, result any) {
 	}
 }
 
+// dial opens the event stream the way the page does: the token as the
+// subprotocol mnote.token.TOKEN beside mnote.v1.
 func (s *served) dial(ctx context.Context, origin string) (*websocket.Conn, *http.Response, error) {
+	return s.dialWith(ctx, origin, "", []string{"mnote.v1", "mnote.token." + s.token})
+}
+
+// dialWith opens the event stream with this URL query and these
+// subprotocols.
+func (s *served) dialWith(ctx context.Context, origin, query string, protocols []string) (*websocket.Conn, *http.Response, error) {
 	h := http.Header{}
 	if origin != "" {
 		h.Set("Origin", origin)
 	}
-	return websocket.Dial(ctx, "ws://"+s.host+"/api/events?token="+url.QueryEscape(s.token), &websocket.DialOptions{HTTPHeader: h})
+	return websocket.Dial(ctx, "ws://"+s.host+"/api/events"+query, &websocket.DialOptions{HTTPHeader: h, Subprotocols: protocols})
 }
 
 // wsEvent is one frame of /api/events.
@@ -270,17 +278,33 @@ func TestServe(t *testing.T) {
 		}
 		t.Fatalf("foreign origin: %v %v", resp, err)
 	}
-	// The page's own origin gets the events.
-	c, _, err := s.dial(ctx, "http://"+s.host)
+	// The page's own origin gets the events; the server echoes the
+	// protocol's name, never the token.
+	c, resp, err := s.dial(ctx, "http://"+s.host)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
-	if c2, resp, err := websocket.Dial(ctx, "ws://"+s.host+"/api/events", nil); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+	if c.Subprotocol() != "mnote.v1" || resp.Header.Get("Sec-WebSocket-Protocol") != "mnote.v1" {
+		t.Fatalf("subprotocol %q, answered %q", c.Subprotocol(), resp.Header.Values("Sec-WebSocket-Protocol"))
+	}
+	for _, bad := range []struct {
+		what, query string
+		protocols   []string
+	}{
+		{"no token", "", nil},
+		{"the right token in the URL", "?token=" + url.QueryEscape(s.token), nil},
+		{"the right token in the URL and as the subprotocol", "?token=" + url.QueryEscape(s.token), []string{"mnote.v1", "mnote.token." + s.token}},
+		{"a wrong token as the subprotocol", "", []string{"mnote.v1", "mnote.token.wrong" + s.token[5:]}},
+		{"the token as the subprotocol without mnote.v1", "", []string{"mnote.token." + s.token}},
+	} {
+		c2, resp, err := s.dialWith(ctx, "http://"+s.host, bad.query, bad.protocols)
 		if c2 != nil {
 			c2.CloseNow()
 		}
-		t.Fatalf("websocket without a token: %v %v", resp, err)
+		if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("websocket with %s: %v %v", bad.what, resp, err)
+		}
 	}
 
 	s.mustCall("agents.saveCustom", map[string]any{"name": "test", "command": h.agent, "args": []string{"--state", h.state}}, nil)

@@ -85,7 +85,7 @@ func (e *env) runSessions(args []string) int {
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tAGENT\tSTATUS\tTITLE")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, fmtTime(r.UpdatedMs), r.Turns, termSafe(r.Runtime), termSafe(statusText(r)), termSafe(r.Title))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, fmtTime(r.UpdatedMs), r.Turns, termLine(r.Runtime), termLine(statusText(r)), termLine(r.Title))
 		}
 		tw.Flush()
 		return exitOK
@@ -132,7 +132,7 @@ func (e *env) runShow(args []string) int {
 		}
 		// The thread is the agent's text: shown through termWriter.
 		w := newTermWriter(e.stdout)
-		fmt.Fprintf(w, "# %s\n\nsession %s · %s · %d turns\n\n", orDefault(p.info.Title, "(untitled)"), p.id, p.workspace, p.turns)
+		fmt.Fprintf(w, "# %s\n\nsession %s · %s · %d turns\n\n", termLine(orDefault(p.info.Title, "(untitled)")), p.id, termLine(p.workspace), p.turns)
 		writeThread(w, snap, markdownOptions{thoughts: *thoughts, toolIO: false})
 		if err := w.Flush(); err != nil {
 			return e.fail(exitAgent, err)
@@ -179,7 +179,7 @@ func (e *env) runSearch(args []string) int {
 		bold := isTerminal(e.stdout)
 		for _, h := range hits {
 			snip := snippetText(h.Snippet, bold)
-			fmt.Fprintf(e.stdout, "%s  %s (turn %d, %s)\n    %s\n", h.SessionID, termSafe(orDefault(h.Title, "(untitled)")), h.Turn, termSafe(h.Role), strings.ReplaceAll(snip, "\n", " "))
+			fmt.Fprintf(e.stdout, "%s  %s (turn %d, %s)\n    %s\n", h.SessionID, termLine(orDefault(h.Title, "(untitled)")), h.Turn, termLine(h.Role), strings.ReplaceAll(snip, "\n", " "))
 		}
 		return exitOK
 	})

@@ -244,7 +244,11 @@ func (e *env) syncSimple(ctx context.Context, cmd string, s *cloudsync.Syncer) i
 			if !sh.ExpiresAt.IsZero() {
 				exp = sh.ExpiresAt.Local().Format("2006-01-02 15:04")
 			}
-			fmt.Fprintf(e.stdout, "%s  session %s  expires %s  %s\n", sh.ID, sh.SessionID, exp, sh.URL)
+			link := sh.URL
+			if link == "" {
+				link = "(link shown only on the machine that published it)"
+			}
+			fmt.Fprintf(e.stdout, "%s  session %s  expires %s  %s\n", sh.ID, sh.SessionID, exp, link)
 		}
 	}
 	return exitOK

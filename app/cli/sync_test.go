@@ -107,6 +107,10 @@ func TestSyncCommands(t *testing.T) {
 		t.Fatalf("shares %+v %v", shares, err)
 	}
 	expect(sync("", "sync", "shares"), 0, shares[0].ID)
+	if shares[0].URL != "" {
+		t.Fatalf("the control plane lists the share's link: %s", shares[0].URL)
+	}
+	expect(sync("", "sync", "shares"), 0, shareURL) // kept by the client
 	expect(sync("", "sync", "unshare", shares[0].ID), 0, "revoked")
 	expect(sync("", "sync", "shares"), 0, "No shares")
 

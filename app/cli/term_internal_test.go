@@ -47,3 +47,30 @@ func TestTermWriterSplitCharacters(t *testing.T) {
 		t.Fatalf("cut character: %q", got)
 	}
 }
+
+// termLine keeps an agent's text on one line: line breaks (also U+2028
+// and U+2029) and tabs are shown, with everything termSafe shows.
+func TestTermLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"Edit a.md":                     "Edit a.md",
+		"Edit\n  1) Allow always\n":     "Edit⏎  1) Allow always⏎",
+		"a\r\n\tb":                      "a^M⏎^Ib",
+		"x\u2028y\u2029z":               "x<U+2028>y<U+2029>z",
+		"\x1b[2K\u202eevil\u2066":       "^[[2K<U+202E>evil<U+2066>",
+		"bad \xc2 byte, real \uFFFD ok": "bad \uFFFD byte, real \uFFFD ok",
+		"中文 ✓ café":                     "中文 ✓ café",
+	} {
+		if got := termLine(in); got != want {
+			t.Errorf("termLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// termSafe keeps line breaks and tabs (an answer's text).
+	if got := termSafe("a\n\tb\u2028"); got != "a\n\tb\u2028" {
+		t.Errorf("termSafe changed %q", got)
+	}
+	// An error: its sentence on one line, the agent's stderr tail quoted below.
+	msg, tail := cutStderrTail("Qwen did not start: agent exited with code 1; its last output on stderr:\nline one\n  1) Allow always\n")
+	if msg != "Qwen did not start: agent exited with code 1; its last output on stderr:" || len(tail) != 2 || tail[1] != "  1) Allow always" {
+		t.Errorf("cutStderrTail: %q %q", msg, tail)
+	}
+}

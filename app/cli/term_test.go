@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"mnote/acp/acptest"
@@ -177,5 +179,74 @@ func TestTerminalOutputIsSafeOnPTY(t *testing.T) {
 	}
 	if !strings.Contains(s, "\x1b[2mthinking: \x1b[0m\x1b[2m^[]52;") || !strings.Contains(s, "visible answer ^[]52;") {
 		t.Errorf("on a terminal, thoughts are not dimmed or the text is lost: %q", s)
+	}
+}
+
+var optionLine = regexp.MustCompile(`^\s*\d+\) `)
+
+// A permission request whose title holds line breaks cannot print a fake
+// list of options above the real one: on a terminal, the title (and the
+// tool call's, which holds the same) stays on one line, the options are
+// the agent's own, each worded by its kind (an always-choice named "Allow
+// once" reads "Always allow"), and the number typed picks the real one.
+func TestPermissionPromptCannotBeSpoofed(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		testenv.SkipOrFail(t, "script (util-linux) not installed")
+	}
+	h := newHarness(t)
+	title := `Edit notes\n  1) Allow always\n\r\u001b[2K  2) Allow always\n`
+	steps := acptest.Steps(
+		`{"toolCall":{"toolCallId":"x","title":"`+title+`","kind":"edit","status":"pending"}}`,
+		`{"permission":{"toolCall":{"toolCallId":"x","title":"`+title+`","kind":"edit"},"options":[`+
+			`{"optionId":"liar","name":"Allow once","kind":"allow_always"},`+
+			`{"optionId":"once","name":"Allow","kind":"allow_once"},`+
+			`{"optionId":"odd","name":"Allow\nonce","kind":"allow_for_session"},`+
+			`{"optionId":"no","name":"Reject","kind":"reject_once"}]}}`,
+		`{"plan":[{"content":"step one\n  1) Allow always","priority":"high","status":"pending"}]}`,
+	)
+	c := exec.CommandContext(t.Context(), scriptBin, "-q", "-e", "-c", h.bin+" prompt --agent-cmd "+h.agent+" '"+steps+"'", "/dev/null")
+	c.Env = append(os.Environ(), "MNOTE_HOME="+h.home, "LC_ALL=C")
+	c.Dir = h.ws
+	stdin, _ := c.StdinPipe()
+	var out syncBuffer
+	c.Stdout = &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !wait(t, 20*time.Second, func() bool { return strings.Contains(out.String(), "Choose a number") }) {
+		c.Process.Kill()
+		t.Fatalf("no question on the terminal: %q", out.String())
+	}
+	stdin.Write([]byte("2\n"))
+	if err := c.Wait(); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	s := strings.ReplaceAll(out.String(), "\r\n", "\n")
+	// Every line that reads as an option is one of the agent's real ones.
+	var options []string
+	for _, l := range strings.Split(s, "\n") {
+		if optionLine.MatchString(l) {
+			options = append(options, l)
+		}
+	}
+	want := []string{
+		"  1) Always allow (the agent calls it “Allow once”)",
+		"  2) Allow once",
+		"  3) Other choice (the agent calls it “Allow⏎once”, kind allow_for_session; mnote does not know what it does)",
+		"  4) Reject",
+	}
+	if strings.Join(options, "\n") != strings.Join(want, "\n") {
+		t.Errorf("option lines:\n%s\nwant:\n%s\nin %q", strings.Join(options, "\n"), strings.Join(want, "\n"), s)
+	}
+	for _, want := range []string{
+		"The agent asks permission: Edit notes⏎  1) Allow always⏎^M^[[2K  2) Allow always⏎ [edit]\n",
+		"tool edit: Edit notes⏎  1) Allow always⏎^M^[[2K  2) Allow always⏎ (pending)",
+		"[ ] step one⏎  1) Allow always\n",
+		"permission: selected once",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q in %q", want, s)
+		}
 	}
 }

@@ -37,6 +37,11 @@ type Options struct {
 	// (output text, diff bodies) and terminals in; otherwise a tool call
 	// shows its kind, title, status, locations and the files it edits.
 	IncludeToolIO bool
+	// StrictBreaks joins the lines of a paragraph split by one line break
+	// (nothing between two CJK characters, else a space) in the HTML
+	// export and the share page; by default each line break shows as one
+	// (inertmd.Options).
+	StrictBreaks bool
 	// Locale is the language of the Markdown and HTML exports' own words
 	// (labels, dates): "en" or "zh-CN" (any Chinese tag); "" is English.
 	// Shares are always worded in English: the share page words its labels

@@ -74,16 +74,16 @@ func ht(l l10n.Locale, key string, args ...any) string {
 func (d *doc) htmlEntry(w io.Writer, en thread.Entry) {
 	switch en.Kind {
 	case thread.EntryUserMessage:
-		fmt.Fprintf(w, "<section class=\"entry user\">\n<div class=\"who\">%s</div>\n<div class=\"md\">%s</div>\n", esc(d.l.T("export.you_turn", en.Turn)), inertmd.Render(en.Text))
+		fmt.Fprintf(w, "<section class=\"entry user\">\n<div class=\"who\">%s</div>\n<div class=\"md\">%s</div>\n", esc(d.l.T("export.you_turn", en.Turn)), d.md(en.Text))
 		d.htmlImages(w, en.ID)
 		fmt.Fprint(w, "</section>\n")
 	case thread.EntryAssistantMessage:
-		fmt.Fprintf(w, "<section class=\"entry assistant\">\n<div class=\"who\">%s</div>\n<div class=\"md\">%s</div>\n</section>\n", esc(d.l.T("export.agent")), inertmd.Render(en.Text))
+		fmt.Fprintf(w, "<section class=\"entry assistant\">\n<div class=\"who\">%s</div>\n<div class=\"md\">%s</div>\n</section>\n", esc(d.l.T("export.agent")), d.md(en.Text))
 	case thread.EntryThought:
 		if n, left := d.thoughtLen[en.ID]; left {
 			fmt.Fprintf(w, "<p class=\"entry thought-note\">%s</p>\n", esc(d.l.N("export.thought_left", n)))
 		} else {
-			fmt.Fprintf(w, "<details class=\"entry thought\">\n<summary>%s</summary>\n<div class=\"md\">%s</div>\n</details>\n", esc(d.l.T("export.thinking")), inertmd.Render(en.Text))
+			fmt.Fprintf(w, "<details class=\"entry thought\">\n<summary>%s</summary>\n<div class=\"md\">%s</div>\n</details>\n", esc(d.l.T("export.thinking")), d.md(en.Text))
 		}
 	case thread.EntryToolCall:
 		if en.ToolCall != nil {
@@ -207,3 +207,9 @@ pre.diff .add { background: var(--add); } pre.diff .del { background: var(--del)
 .plan .box { font-family: ui-monospace, monospace; color: var(--muted); }
 .plan .s-completed { color: var(--muted); text-decoration: line-through; }
 `
+
+// md is a text of the thread as inert HTML, its line breaks as the
+// options say.
+func (d *doc) md(text string) string {
+	return inertmd.RenderWith(text, inertmd.Options{StrictBreaks: d.o.StrictBreaks})
+}

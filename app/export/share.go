@@ -34,6 +34,8 @@ func Share(sess Session, snap thread.Snapshot, o Options) (api.ShareSnapshot, er
 		Title:   d.title(),
 		Runtime: d.sess.Runtime,
 		Entries: []api.ShareEntry{},
+		// The page renders the texts itself: it joins lines as the sharer does.
+		StrictBreaks: o.StrictBreaks,
 	}
 	if d.sess.CreatedMs > 0 {
 		out.CreatedAt = time.UnixMilli(d.sess.CreatedMs).UTC()

@@ -50,6 +50,9 @@ type ShareSnapshot struct {
 	Runtime   string       `json:"runtime"`
 	CreatedAt time.Time    `json:"createdAt"`
 	Entries   []ShareEntry `json:"entries"`
+	// StrictBreaks: the texts' single line breaks join their lines (the
+	// sharer's setting); otherwise each shows as a line break.
+	StrictBreaks bool `json:"strictBreaks,omitempty"`
 }
 
 // ShareEntry is one entry of a shared thread.
@@ -83,11 +86,13 @@ type CreateShareRequest struct {
 
 // Share is a published, read-only snapshot of a session. Token is the
 // unguessable part of URL (<base>/s/<token>); ID names the share in the
-// API and is not a secret.
+// API and is not a secret. Token and URL come only in the answer to
+// POST /v1/shares: the control plane keeps the token's hash alone, so
+// GET /v1/shares lists neither, and the client keeps the URL itself.
 type Share struct {
 	ID        string    `json:"id"`
-	Token     string    `json:"token"`
-	URL       string    `json:"url"`
+	Token     string    `json:"token,omitempty"`
+	URL       string    `json:"url,omitempty"`
 	SessionID string    `json:"sessionId"`
 	CreatedAt time.Time `json:"createdAt"`
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`

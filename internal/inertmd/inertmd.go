@@ -50,23 +50,49 @@ const MaxDepth = 32
 // preformatted.
 const MaxCells = 20000
 
-var markdown = sync.OnceValue(func() goldmark.Markdown {
+func newMarkdown(strict bool) goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(inertRenderer{}, 100))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(
+			util.Prioritized(inertRenderer{}, 100),
+			util.Prioritized(textRenderer{strict: strict}, 100),
+		)),
 	)
-})
+}
 
-// Render returns text as inert HTML (see the package comment). On the
-// (unexpected) failure of the renderer, and for text over MaxBytes or
-// nested deeper than MaxDepth, or with more than MaxCells table cells, it
-// is the text escaped in a <pre>.
+var (
+	markdown       = sync.OnceValue(func() goldmark.Markdown { return newMarkdown(false) })
+	markdownStrict = sync.OnceValue(func() goldmark.Markdown { return newMarkdown(true) })
+)
+
+// Options change how Markdown renders.
+type Options struct {
+	// StrictBreaks joins the lines of a paragraph split by a single line
+	// break (with nothing between two CJK characters, a space otherwise);
+	// by default each line break shows as one, as in Obsidian (cjk.go).
+	StrictBreaks bool
+}
+
+// Render returns text as inert HTML (see the package comment), each line
+// break inside a paragraph shown as one. On the (unexpected) failure of
+// the renderer, and for text over MaxBytes or nested deeper than
+// MaxDepth, or with more than MaxCells table cells, it is the text
+// escaped in a <pre>.
 func Render(text string) string {
+	return RenderWith(text, Options{})
+}
+
+// RenderWith is Render with options.
+func RenderWith(text string, o Options) string {
 	if len(text) > MaxBytes || tooCostly(text) {
 		return Preformatted(text)
 	}
+	md := markdown()
+	if o.StrictBreaks {
+		md = markdownStrict()
+	}
 	var b bytes.Buffer
-	if err := markdown().Convert([]byte(text), &b); err != nil {
+	if err := md.Convert([]byte(text), &b); err != nil {
 		return Preformatted(text)
 	}
 	return b.String()

@@ -1,7 +1,10 @@
 // Package l10n is the message catalogue of the pages Go renders for
-// people outside the app's window: the share page of mnote-controlplane
-// and the Markdown and HTML exports. (The window's own text lives in the
-// frontend's Paraglide catalogue, frontend/messages.)
+// people outside the app's window: the share page of mnote-controlplane,
+// the Markdown and HTML exports, the window's native dialogs, and what
+// `mnote prompt` asks and tells on a terminal (a permission request, the
+// keys an agent that wants a login did not get), and the page `mnote
+// serve` opens the browser on. (The window's own text
+// lives in the frontend's Paraglide catalogue, frontend/messages.)
 //
 // A Locale is "en" or "zh-CN". Messages are looked up by key with
 // Locale.T, fmt-style arguments filled in; Locale.N picks a key's plural
@@ -14,6 +17,7 @@ package l10n
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,4 +172,15 @@ func (l Locale) ToolStatus(status string) string {
 		return msg
 	}
 	return status
+}
+
+// FromEnv is the system's language, as GTK and browsers take it: the
+// first of LC_ALL, LC_MESSAGES and LANG that is set (English when none is).
+func FromEnv() Locale {
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if v := os.Getenv(k); v != "" {
+			return Parse(v)
+		}
+	}
+	return EN
 }
