@@ -11,12 +11,6 @@ import UserMessage from '../src/components/UserMessage.svelte';
 import { AppState, setApp } from '../src/stores/app.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
 
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-} as unknown as typeof ResizeObserver;
-
 let target: HTMLElement;
 let comp: Record<string, unknown> | null = null;
 let app: AppState | null = null;

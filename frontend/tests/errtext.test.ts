@@ -32,6 +32,8 @@ const ALL_PARAMS: Record<string, string> = {
   message: 'no such mode',
   status: '503',
   methods: 'Log in with a browser',
+  heldBack: 'ANTHROPIC_API_KEY, OPENAI_API_KEY',
+  agentName: 'qwen',
 };
 
 const GO_MESSAGE = 'the Go side says so';
@@ -103,6 +105,26 @@ describe('errorText', () => {
     const big: ApiErrorShape = { code: 'bad_request', reason: 'too_large', message: 'x', params: { path: 'big.md' } };
     expect(errorText(big)).toBe('big.md is too large to open here: open it in another editor.');
     expect(errorText({ ...big, params: {} })).toBe('The file is too large to open here: open it in another editor.');
+  });
+
+  it('names the keys mnote held back from an agent that asks to sign in, and how to give one', () => {
+    const auth: ApiErrorShape = {
+      code: 'needs_auth',
+      reason: 'agent_needs_auth',
+      message: 'x',
+      params: { agent: 'My agent', heldBack: 'ANTHROPIC_API_KEY, OPENAI_API_KEY', agentName: 'mine' },
+    };
+    expect(errorText(auth)).toBe(
+      'My agent needs you to sign in first. mnote did not give it these variables of your environment: ANTHROPIC_API_KEY, OPENAI_API_KEY (an agent gets only its own provider’s keys). If it needs one, give it with “mnote agents --set-key mine NAME”, or in the agent’s “env” in config.json.',
+    );
+    expect(errorText({ ...auth, params: { heldBack: 'OPENAI_API_KEY', agentName: 'mine' } })).toMatch(
+      /^The agent needs you to sign in first\. .*: OPENAI_API_KEY .*--set-key mine OPENAI_API_KEY”/,
+    );
+    expect(errorText({ ...auth, params: { agent: 'My agent' } })).toBe('My agent needs you to sign in first.');
+    i18n.choose('zh-CN');
+    expect(errorText(auth)).toBe(
+      'My agent 需要你先登录。mnote 没有把你环境中的这些变量交给它：ANTHROPIC_API_KEY, OPENAI_API_KEY（智能体只会拿到它自己服务商的密钥）。如果它需要其中某个，请用“mnote agents --set-key mine NAME”提供，或写进 config.json 中该智能体的“env”。',
+    );
   });
 
   it('takes the English plural forms from the raw count', () => {

@@ -83,7 +83,7 @@ describe('Edit and resend', () => {
     expect(forkCalls(call)).toHaveLength(0);
     key(ta, 'Enter');
     await vi.waitFor(() => expect(app.session.id).toBe('s2'));
-    expect(forkCalls(call)).toEqual([{ sessionId: 's1', turn: 2, text: 'second question, edited' }]);
+    expect(forkCalls(call)).toEqual([{ sessionId: 's1', turn: 2, text: 'second question, edited', locale: 'en' }]);
     expect(app.sessions.items[0]?.id).toBe('s2');
   });
 

@@ -168,7 +168,7 @@ describe('the app shell in zh-CN and English', () => {
         return b!;
       });
       expect(text('.card > p.muted')).toBe('与本地 AI 智能体围绕你的 Markdown 笔记对话。');
-      expect([...target.querySelectorAll('.keys dd')].map((d) => d.textContent)).toEqual(['新建会话', '搜索会话', '聚焦输入框', '停止智能体']);
+      expect([...target.querySelectorAll('.keys dd')].map((d) => d.textContent)).toEqual(['新建会话', '搜索会话', '聚焦输入框', '打开笔记', '停止智能体']);
       expect(ApiError.from('').message).toBe('未知错误');
 
       i18n.choose('en');
@@ -178,6 +178,7 @@ describe('the app shell in zh-CN and English', () => {
         'new session',
         'search sessions',
         'focus the prompt',
+        'open a note',
         'stop the agent',
       ]);
       expect(ApiError.from('').message).toBe('Unknown error');

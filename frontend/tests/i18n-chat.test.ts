@@ -20,13 +20,6 @@ import { AppState, setApp } from '../src/stores/app.svelte';
 import { SessionStore } from '../src/stores/session.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
 
-// jsdom has no ResizeObserver (bind:clientWidth uses it).
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-} as unknown as typeof ResizeObserver;
-
 let target: HTMLElement;
 let comp: Record<string, unknown> | null = null;
 let app: AppState | null = null;
@@ -149,6 +142,8 @@ describe('chat components switch language live', () => {
       expect(text('[data-testid="perm-outside"]')).toBe('不在笔记文件夹中');
       expect(target.querySelector('[data-testid="perm-file"]')?.getAttribute('title')).toBe('此文件不在你的笔记文件夹中');
       expect(text('button.later')).toBe('稍后');
+      expect(text('button[data-option="ao"]')).toBe('1 仅本次允许');
+      expect(text('button[data-option="ro"]')).toBe('2 拒绝');
 
       i18n.choose('en');
       flushSync();
@@ -158,6 +153,7 @@ describe('chat components switch language live', () => {
       expect(text('[data-testid="perm-title"]')).toBe('Edit /etc/hosts');
       expect(text('[data-testid="perm-outside"]')).toBe('outside the notes folder');
       expect(text('button.later')).toBe('Later');
+      expect(text('button[data-option="ao"]')).toBe('1 Allow once');
     } finally {
       vi.restoreAllMocks();
       i18n.choose('system');

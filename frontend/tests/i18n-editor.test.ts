@@ -11,12 +11,6 @@ import { AppState, setApp } from '../src/stores/app.svelte';
 import { fsRefusedMessage } from '../src/stores/checkpoints.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
 
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-} as unknown as typeof ResizeObserver;
-
 let target: HTMLElement;
 let comp: Record<string, unknown> | null = null;
 let app: AppState | null = null;
@@ -67,7 +61,7 @@ describe('the editor pane in Chinese and English', () => {
       const msg = bar.querySelector('.msg')!;
       expect(msg.textContent).toBe('你编辑 todo.md 时，它在磁盘上被更改了。');
       expect(msg.querySelector('b')?.textContent).toBe('todo.md');
-      expect(buttons(bar)).toEqual(['保留我的', '采用对方的', '显示差异']);
+      expect(buttons(bar)).toEqual(['保留我的', '采用对方的', '保留两者', '显示差异']);
       const state = target.querySelector('[data-testid="save-state"]')!;
       expect(state.textContent).toBe('磁盘上的文件已更改');
       const pane = target.querySelector('section.pane')!;
@@ -80,7 +74,7 @@ describe('the editor pane in Chinese and English', () => {
       expect(target.querySelector('[data-testid="conflict-bar"]')).toBe(bar);
       expect(msg.textContent).toBe('todo.md changed on disk while you were editing it.');
       expect(msg.querySelector('b')?.textContent).toBe('todo.md');
-      expect(buttons(bar)).toEqual(['Keep mine', 'Take theirs', 'Show diff']);
+      expect(buttons(bar)).toEqual(['Keep mine', 'Take theirs', 'Keep both', 'Show diff']);
       expect(state.textContent).toBe('Changed on disk');
       expect(pane.getAttribute('aria-label')).toBe('Editor');
       expect(target.querySelector('.tab .close')?.getAttribute('aria-label')).toBe('Close todo.md (unsaved)');
@@ -166,8 +160,14 @@ describe('diffs and turn changes in Chinese and English', () => {
       expect(fsRefusedMessage({ sessionId: 's', path: '/etc/passwd', reason: '', outside: true })).toBe(
         '智能体请求访问 /etc/passwd：该位置在笔记文件夹之外，已拒绝。智能体只能访问打开的文件夹中的文件。',
       );
+      expect(fsRefusedMessage({ sessionId: 's', path: 'a.md', reason: 'read-only', readOnlyMode: 'plan' })).toBe(
+        '智能体试图写入 a.md：会话处于只读模式（plan），已拒绝。切换到其他模式后智能体才能修改文件。',
+      );
       i18n.choose('en');
       expect(fsRefusedMessage({ sessionId: 's', path: 'a.md', reason: 'denied' })).toBe('An agent asked for a.md: refused (denied).');
+      expect(fsRefusedMessage({ sessionId: 's', path: 'a.md', reason: 'read-only', readOnlyMode: 'plan' })).toBe(
+        'An agent tried to write a.md: refused, the session is in a read-only mode (plan). Choose another mode to let it change files.',
+      );
     } finally {
       i18n.choose('system');
     }

@@ -15,12 +15,6 @@ import { WorkspaceStore } from '../src/stores/workspace.svelte';
 import { ToastStore } from '../src/stores/toasts.svelte';
 import { fakeClient, manualFrames } from './helpers';
 
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-} as unknown as typeof ResizeObserver;
-
 let target: HTMLElement;
 let comp: Record<string, unknown> | null = null;
 let app: AppState | null = null;

@@ -11,12 +11,6 @@ import { filesOf, MAX_IMAGE_BYTES, MAX_IMAGES, readImage, sniffImage, toBase64 }
 import { AppState, setApp } from '../src/stores/app.svelte';
 import { fakeClient, manualFrames, snapshot, summary } from './helpers';
 
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-} as unknown as typeof ResizeObserver;
-
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 function png(n: number, seed = 1): Uint8Array {
   const b = new Uint8Array(n).fill(seed);

@@ -17,23 +17,25 @@ function room(width: number, over: Partial<Room> = {}): Room {
 /** The chat column's width for an arrangement (side by side: the editor at its minimum). */
 function chatWidth(r: Room): number {
   const a = arrange(r);
-  if (a.single) return r.width;
+  if (a.single || a.duo) return r.width - (a.duo && a.sessions ? SIDEBAR : a.duo ? RAIL : 0);
   const side = a.sessions ? SIDEBAR : RAIL;
   const rest = r.width - r.treeW - side;
   return a.stacked || !r.editorShown ? rest : rest - EDITOR_MIN;
 }
 
 describe('panes: what folds as the window narrows', () => {
-  it('folds the sessions list first, then the tree, then stacks, then one pane', () => {
-    expect(arrange(room(1920))).toEqual({ single: false, sessions: true, stacked: false });
+  it('folds the sessions list first, then the tree, then notes or chat, then one pane', () => {
+    const side = { single: false, stacked: false, duo: false };
+    expect(arrange(room(1920))).toEqual({ ...side, sessions: true });
     expect(treeFolds(1920, true, true)).toBe(false);
-    expect(arrange(room(1280))).toEqual({ single: false, sessions: false, stacked: false });
+    expect(arrange(room(1280))).toEqual({ ...side, sessions: false });
     expect(treeFolds(1280, true, true)).toBe(false);
     expect(treeFolds(1024, true, true)).toBe(true);
-    expect(arrange(room(1024))).toEqual({ single: false, sessions: false, stacked: false });
-    expect(arrange(room(900))).toEqual({ single: false, sessions: false, stacked: false });
-    expect(arrange(room(800))).toEqual({ single: false, sessions: false, stacked: true });
-    expect(arrange(room(720))).toEqual({ single: false, sessions: false, stacked: true });
+    expect(arrange(room(1024))).toEqual({ ...side, sessions: false });
+    // Below DUO: the notes or the chat, the whole width each (the chat with its sessions list where it fits).
+    expect(treeFolds(900, true, true)).toBe(false);
+    expect(arrange(room(900))).toEqual({ single: false, stacked: false, duo: true, sessions: true });
+    expect(arrange(room(720))).toEqual({ single: false, stacked: false, duo: true, sessions: true });
     expect(arrange(room(719)).single).toBe(true);
     expect(arrange(room(640)).single).toBe(true);
     expect(treeFolds(640, true, true)).toBe(false); // one pane at a time: the tree is a pane of its own
@@ -48,16 +50,16 @@ describe('panes: what folds as the window narrows', () => {
         }
       }
     }
-    // The tree opened again by hand (Ctrl+B) at 900 px: the editor and the chat stack.
-    const open = room(900, { treeW: TREE });
+    // A tree opened wide by hand at 1024 px: the editor and the chat stack.
+    const open = room(1024, { treeW: 400 });
     expect(arrange(open).stacked).toBe(true);
     expect(chatWidth(open)).toBeGreaterThanOrEqual(CHAT_MIN);
   });
 
   it('without a note keeps the sessions list while the chat has CHAT_MIN beside it', () => {
     expect(arrange(room(1024, { editorShown: false })).sessions).toBe(true);
-    expect(arrange(room(900, { editorShown: false })).sessions).toBe(false);
-    expect(arrange(room(900, { editorShown: false, treeW: RAIL })).sessions).toBe(true);
+    expect(arrange(room(860, { editorShown: false })).sessions).toBe(false);
+    expect(arrange(room(860, { editorShown: false, treeW: RAIL })).sessions).toBe(true);
     expect(treeFolds(900, false, true)).toBe(false);
   });
 

@@ -223,7 +223,7 @@ describe('the notes store', () => {
     const s = notesStore({
       'notes.search': (a) => {
         calls++;
-        expect(a).toEqual({ query: '缓存', folder: '设计', limit: 200 });
+        expect(a).toEqual({ query: '缓存', folder: '设计', limit: 200, lines: 50 });
         return [{ path: '设计/缓存.md', line: 2, snippet: '«缓存»', rank: -1 }];
       },
     });

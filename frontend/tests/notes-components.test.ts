@@ -9,13 +9,6 @@ import NotesArea from '../src/components/NotesArea.svelte';
 import { AppState, setApp } from '../src/stores/app.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
 
-// jsdom has no ResizeObserver (bind:clientHeight uses it): sizes stay 0 here.
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-} as unknown as typeof ResizeObserver;
-
 let target: HTMLElement;
 let comp: Record<string, unknown> | null = null;
 let app: AppState | null = null;
@@ -111,6 +104,40 @@ describe('NotesArea and FileTree', () => {
     await vi.waitFor(() => expect(rowPaths()).toEqual(['notes']));
     expect(call).toHaveBeenCalledWith('files.delete', { path: 'done.md' });
     expect(app.toasts.items.at(-1)?.action?.label).toBe('Undo');
+  });
+
+  it('a rename keeps .md when the extension went with a select-all, asks about another one, and starts from a tab or the editor', async () => {
+    const { call, app } = setup();
+    comp = mount(NotesArea, { target });
+    await vi.waitFor(() => expect(rowPaths()).toEqual(['notes', 'todo.md']));
+    const rename = async (path: string, typed: string) => {
+      app.startRename(path); // as a tab's double-click or F2 in the editor ask
+      let input: HTMLInputElement | null = null;
+      await vi.waitFor(() => {
+        input = target.querySelector('input.rename');
+        expect(input).not.toBeNull();
+      });
+      const el = input as unknown as HTMLInputElement;
+      expect(document.activeElement).toBe(el);
+      expect(el.value.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0)).toBe(el.value.replace(/\.md$/, ''));
+      el.value = typed;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      key(el, 'Enter');
+    };
+    await rename('todo.md', '缓存实验');
+    await vi.waitFor(() => expect(call).toHaveBeenCalledWith('files.rename', { from: 'todo.md', to: '缓存实验.md' }));
+    await vi.waitFor(() => expect(rowPaths()).toEqual(['notes', '缓存实验.md']));
+
+    await rename('缓存实验.md', '实验.txt');
+    await vi.waitFor(() => expect(app.confirm.current?.title).toBe('Change 缓存实验.md to a .txt file?'));
+    expect(app.confirm.current?.buttons.map((b) => b.label)).toEqual(['Keep .md', 'Use .txt', 'Cancel']);
+    app.confirm.answer('keep');
+    await vi.waitFor(() => expect(call).toHaveBeenCalledWith('files.rename', { from: '缓存实验.md', to: '实验.md' }));
+
+    await rename('实验.md', '实验.txt');
+    await vi.waitFor(() => expect(app.confirm.current).not.toBeNull());
+    app.confirm.answer('use');
+    await vi.waitFor(() => expect(call).toHaveBeenCalledWith('files.rename', { from: '实验.md', to: '实验.txt' }));
   });
 
   it('the context menu renames in place and makes a note in the folder', async () => {
@@ -217,7 +244,7 @@ describe('EditorPane', () => {
     flushSync();
     const bar = target.querySelector('[data-testid="conflict-bar"]')!;
     expect(bar.textContent).toContain('changed on disk');
-    expect([...bar.querySelectorAll('button')].map((b) => b.textContent?.trim())).toEqual(['Keep mine', 'Take theirs', 'Show diff']);
+    expect([...bar.querySelectorAll('button')].map((b) => b.textContent?.trim())).toEqual(['Keep mine', 'Take theirs', 'Keep both', 'Show diff']);
     ([...bar.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Take theirs') as HTMLButtonElement).click();
     await vi.waitFor(() => expect(target.querySelector('[data-testid="conflict-bar"]')).toBeNull());
     expect(app.editor.active?.text()).toBe('theirs\n');

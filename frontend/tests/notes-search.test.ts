@@ -74,6 +74,39 @@ describe('the notes search view', () => {
     expect(s.openAt).toHaveBeenCalledWith('b/c.md', 40);
   });
 
+  it('groups a note\'s hits under it with their count, folded to the first; → or a click unfolds them all', async () => {
+    const lines = (p: string, ns: number[]) => ns.map((line) => ({ line, snippet: `«缓存» ${p} ${line}` }));
+    const s = setup([
+      { path: '设计/缓存.md', line: 1, snippet: '«缓存» 1', rank: -2, count: 4, lines: lines('a', [1, 3, 6, 8]) },
+      { path: 'other.md', line: 2, snippet: '«缓存» 2', rank: -1, count: 1, lines: lines('b', [2]) },
+    ]);
+    const input = await typeQuery('缓存');
+    const groups = () => [...target.querySelectorAll('[data-testid="note-search-group"]')];
+    const hitsOf = (g: Element) => [...g.querySelectorAll('[data-testid="note-search-hit"] .line')].map((e) => e.textContent);
+    expect(groups().map((g) => g.querySelector('[data-testid="note-search-count"]')?.textContent)).toEqual(['4 hits', '1 hit']);
+    expect(hitsOf(groups()[0])).toEqual(['1']);
+    expect(groups()[0].querySelector('[data-testid="note-search-more"]')?.textContent?.trim()).toBe('3 more hits');
+    expect(target.querySelector('[data-testid="note-search-status"]')?.textContent).toContain('5 results in 2 notes');
+    // → at the end of the query unfolds the selected note; ↓↓ then Enter opens its 3rd hit.
+    input.setSelectionRange(input.value.length, input.value.length);
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+    flushSync();
+    expect(hitsOf(groups()[0])).toEqual(['1', '3', '6', '8']);
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
+    flushSync();
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    await tick();
+    expect(s.openAt).toHaveBeenCalledWith('设计/缓存.md', 6);
+    // ← folds it again; a click on the note's head unfolds it.
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+    flushSync();
+    expect(hitsOf(groups()[0])).toEqual(['1']);
+    groups()[0].querySelector<HTMLElement>('[data-testid="note-search-note"]')!.click();
+    flushSync();
+    expect(hitsOf(groups()[0])).toEqual(['1', '3', '6', '8']);
+  });
+
   it('says how far the index got while it builds', async () => {
     const s = setup([]);
     s.emit('notes:index', { dir: '/w', ready: false, done: 1234, total: 10000, notes: 0, tooBig: 0, notText: 0 });

@@ -164,3 +164,47 @@ describe('ToolCard status', () => {
     expect(badge.querySelector('.spinner')).toBeNull();
   });
 });
+
+describe('PermissionDialog option wording', () => {
+  const button = (dialog: HTMLElement, id: string) => dialog.querySelector<HTMLButtonElement>(`button[data-option="${id}"]`)!;
+  const label = (b: HTMLElement) => b.querySelector('[data-testid="perm-option-label"]')?.textContent;
+  const name = (b: HTMLElement) => b.querySelector('[data-testid="perm-option-name"]')?.textContent ?? null;
+
+  it('words a button by its kind: an always-choice named "Allow once" says Always allow, the name beside it', async () => {
+    const { ondecide, dialog } = await open(
+      req([o('liar', 'allow_always', 'Allow once'), o('shy', 'allow_once', 'Always allow'), o('ro', 'reject_once', 'Reject'), o('ra', 'reject_always', 'Never')]),
+    );
+    const liar = button(dialog, 'liar');
+    expect(label(liar)).toBe('Always allow');
+    expect(name(liar)).toBe('“Allow once”');
+    expect(liar.title).toBe('The agent calls it “Allow once”');
+    expect(liar.querySelector('kbd')).toBeNull(); // no digit picks it
+    expect(label(button(dialog, 'shy'))).toBe('Allow once');
+    expect(name(button(dialog, 'shy'))).toBe('“Always allow”');
+    // The agent's name that says what the kind does is not repeated.
+    expect(label(button(dialog, 'ro'))).toBe('Reject');
+    expect(name(button(dialog, 'ro'))).toBeNull();
+    expect(label(button(dialog, 'ra'))).toBe('Always reject');
+    expect(name(button(dialog, 'ra'))).toBe('“Never”');
+    // Enter picks the one-time allow, whatever its name says.
+    expect((document.activeElement as HTMLElement).dataset.option).toBe('shy');
+    expect(dialog.querySelector('.foot-hints')?.textContent).toContain('Allow once');
+    key(dialog, '1');
+    expect(ondecide).not.toHaveBeenCalled();
+    key(dialog, 'Enter');
+    expect(ondecide).toHaveBeenCalledWith('r1', 'shy');
+  });
+
+  it('an unknown kind reads as another choice with its name, and is never a default', async () => {
+    const { ondecide, dialog } = await open(req([o('sess', 'allow_for_session', 'Allow once'), o('ra', 'reject_always', 'Always reject')]));
+    const b = button(dialog, 'sess');
+    expect(label(b)).toBe('Other choice');
+    expect(name(b)).toBe('“Allow once”');
+    expect(b.title).toContain('allow_for_session');
+    expect(b.classList.contains('unknown')).toBe(true);
+    expect(document.activeElement).toBe(dialog);
+    key(dialog, 'Enter');
+    key(dialog, '1');
+    expect(ondecide).not.toHaveBeenCalled();
+  });
+});

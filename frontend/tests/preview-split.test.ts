@@ -9,15 +9,6 @@ import EditorPane from '../src/components/EditorPane.svelte';
 import { AppState, setApp } from '../src/stores/app.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
 
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-} as unknown as typeof ResizeObserver;
-// jsdom lays nothing out: CodeMirror measuring a selection asks a Range for rectangles.
-Range.prototype.getClientRects ??= () => [] as unknown as DOMRectList;
-Range.prototype.getBoundingClientRect ??= () => new DOMRect();
-
 const NOTE = '# 待办\n\n- [ ] 买牛奶\n- [x] done\n  - [ ] nested\n\n> 1. [ ] quoted\n';
 
 let target: HTMLElement;
@@ -75,7 +66,7 @@ describe('the Split view', () => {
     flushSync();
     const view = await editorView();
     expect(preview()).toBeNull();
-    expect(modeBtn('edit').getAttribute('aria-pressed')).toBe('true');
+    expect(modeBtn('live').getAttribute('aria-pressed')).toBe('true'); // live preview: the default
 
     modeBtn('split').click();
     flushSync();
@@ -94,7 +85,7 @@ describe('the Split view', () => {
 
     // Typing in the editor shows in the preview after a short pause.
     view.dispatch({ changes: { from: view.state.doc.length, insert: '\nA **new** line\n' }, userEvent: 'input.type' });
-    await vi.waitFor(() => expect(preview()?.querySelector('strong')?.textContent).toBe('new'));
+    await vi.waitFor(() => expect(preview()?.querySelector('strong')?.textContent).toBe('new'), { timeout: 5000 });
 
     // The nested box (line 5): only that character changes; the tab is unsaved.
     boxes()[2].click();
@@ -114,7 +105,7 @@ describe('the Split view', () => {
     // Ctrl+Z in the editor takes a tick back.
     undo(view);
     expect(view.state.doc.line(4).text).toBe('- [x] done');
-  });
+  }, 20_000); // the first test loads CodeMirror (a dynamic import): seconds on a loaded machine
 
   it('leaves the text alone when the clicked line changed under the box', async () => {
     const { app } = setup('- [ ] one\n- [ ] two\n');
@@ -137,7 +128,7 @@ describe('the Split view', () => {
     expect(view.state.doc.toString()).toBe('intro\n- [x] one\n- [ ] two\n');
   });
 
-  it('remembers the view for the next note and cycles Edit → Split → Preview', async () => {
+  it('remembers the view for the next note and cycles Source → Live → Split → Preview', async () => {
     const { app } = setup();
     await app.openFile('todo.md');
     comp = mount(EditorPane, { target });
@@ -152,9 +143,14 @@ describe('the Split view', () => {
     expect(app.editor.active?.mode).toBe('edit');
     app.editor.cycleMode();
     flushSync();
+    expect(q('.body')?.getAttribute('data-view')).toBe('live');
+    app.editor.cycleMode();
+    flushSync();
     expect(q('.body')?.getAttribute('data-view')).toBe('split');
-    // A narrow pane: split shows the editor alone, and the cycle skips it.
+    // A narrow pane: split shows the source alone, and the cycle skips it.
     app.editor.narrow = true;
+    app.editor.cycleMode();
+    expect(app.editor.active?.mode).toBe('live');
     app.editor.cycleMode();
     expect(app.editor.active?.mode).toBe('preview');
     app.editor.cycleMode();

@@ -133,12 +133,14 @@ describe('SettingsDialog', () => {
     expect(target.querySelector<HTMLInputElement>('#sync-url')!.value).toBe('https://cp.example');
   });
 
-  it('the switch turns sync on; the status and the shares show; Revoke asks first', async () => {
+  it('the switch turns sync on; the status and the shares show (a link only where it is kept); Revoke asks first', async () => {
     const { app, st, setShares, call } = setup();
     Object.assign(st, { url: 'https://cp.example', token: 't' });
+    // shares.list: links of the shares published here (mnote keeps them), none for one published elsewhere.
     setShares([
-      { id: 's1', token: 'a', url: 'https://cp.example/s/a', sessionId: 'x', createdAt: '2026-11-30T10:00:00Z' },
-      { id: 's2', token: 'b', url: 'https://cp.example/s/b', sessionId: 'y', createdAt: '2026-11-30T11:00:00Z', expiresAt: '2026-12-07T11:00:00Z' },
+      { id: 's1', url: 'https://cp.example/s/a', sessionId: 'x', createdAt: '2026-11-30T10:00:00Z' },
+      { id: 's2', url: 'https://cp.example/s/b', sessionId: 'y', createdAt: '2026-11-30T11:00:00Z', expiresAt: '2026-12-07T11:00:00Z' },
+      { id: 's3', sessionId: 'z', createdAt: '2026-11-30T12:00:00Z' },
     ]);
     keep(mount(SettingsDialog, { target }));
     const sw = await vi.waitFor(() => {
@@ -147,7 +149,7 @@ describe('SettingsDialog', () => {
       return s;
     });
     sw.click();
-    await vi.waitFor(() => expect(target.querySelectorAll('[data-testid="share-row"]')).toHaveLength(2));
+    await vi.waitFor(() => expect(target.querySelectorAll('[data-testid="share-row"]')).toHaveLength(3));
     expect(sw.getAttribute('aria-checked')).toBe('true');
     expect(target.querySelector('[data-testid="sync-state"]')?.textContent).toBe('On');
     expect(target.querySelector('[data-testid="sync-pending"]')?.textContent).toBe('2');
@@ -156,11 +158,15 @@ describe('SettingsDialog', () => {
     expect(rows[0].querySelector('a')?.getAttribute('href')).toBe('https://cp.example/s/a');
     expect(rows[0].textContent).toContain('Never expires');
     expect(rows[1].textContent).toMatch(/Expires /);
+    expect(rows[2].textContent).toContain('Its link is shown only on the machine that published it.');
+    expect(rows[2].querySelector('a')).toBeNull();
+    expect(rows[2].querySelector('[aria-label="Copy link"]')).toBeNull();
+    expect(rows[0].querySelector('[aria-label="Copy link"]')).not.toBeNull();
 
     button(rows[0], 'Revoke').click();
     await vi.waitFor(() => expect(app.confirm.current?.title).toBe('Revoke this share?'));
     app.confirm.answer('revoke');
-    await vi.waitFor(() => expect(target.querySelectorAll('[data-testid="share-row"]')).toHaveLength(1));
+    await vi.waitFor(() => expect(target.querySelectorAll('[data-testid="share-row"]')).toHaveLength(2));
     expect(call).toHaveBeenCalledWith('shares.revoke', { id: 's1' });
   });
 

@@ -11,12 +11,6 @@ import SessionTabs from '../src/components/SessionTabs.svelte';
 import { AppState, setApp } from '../src/stores/app.svelte';
 import { fakeClient, manualFrames, snapshot, summary } from './helpers';
 
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-} as unknown as typeof ResizeObserver;
-
 let target: HTMLElement;
 let comp: Record<string, unknown> | null = null;
 let apps: AppState[] = [];

@@ -1,5 +1,5 @@
 import { flushSync, mount, tick, unmount } from 'svelte';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Terminal, ThreadEvent } from '../src/api/types';
 import TerminalCard from '../src/components/TerminalCard.svelte';
 import ToolCard from '../src/components/ToolCard.svelte';
@@ -27,6 +27,9 @@ vi.mock('@xterm/xterm', () => ({
     }
   },
 }));
+// The files of a worker share their modules (vite.config.ts: isolate: false):
+// a later file's terminal gets the real xterm.js again.
+afterAll(() => vi.doUnmock('@xterm/xterm'));
 
 let target: HTMLElement;
 let comp: Record<string, unknown> | null = null;

@@ -106,13 +106,15 @@ describe('HTTP transport (mnote serve)', () => {
     const token = new Promise<string>((r) => (release = r));
     const fetch = vi.fn().mockResolvedValue(response(200, '{"result":1}'));
     const urls: string[] = [];
+    const protocols: unknown[] = [];
     class FakeWS {
       onopen = null;
       onmessage = null;
       onclose = null;
       onerror = null;
-      constructor(url: string) {
+      constructor(url: string, p?: string | string[]) {
         urls.push(url);
+        protocols.push(p);
       }
       close() {}
     }
@@ -129,29 +131,33 @@ describe('HTTP transport (mnote serve)', () => {
     release('late');
     expect(await call).toBe(1);
     expect(fetch.mock.calls[0][1].headers.Authorization).toBe('Bearer late');
-    expect(urls).toEqual(['ws://127.0.0.1:7777/api/events?token=late']);
+    expect(urls).toEqual(['ws://127.0.0.1:7777/api/events']);
+    expect(protocols).toEqual([['mnote.v1', 'mnote.token.late']]);
     t.close();
   });
 
-  it('streams events over a WebSocket with the token, reconnects with backoff and signals the reconnect', async () => {
+  it('streams events over a WebSocket with the token as a subprotocol, never in the URL, reconnects with backoff and signals the reconnect', async () => {
     vi.useFakeTimers();
     const sockets: FakeWS[] = [];
     class FakeWS {
       url: string;
+      protocols: string | string[] | undefined;
       onopen: (() => void) | null = null;
       onmessage: ((e: { data: unknown }) => void) | null = null;
       onclose: (() => void) | null = null;
       onerror: (() => void) | null = null;
-      constructor(url: string) {
+      constructor(url: string, protocols?: string | string[]) {
         this.url = url;
+        this.protocols = protocols;
         sockets.push(this);
       }
       close() {
         this.onclose?.();
       }
     }
+    const token = 'Zm9v-YmFy_0123456789abcdefghijklmnopqrstuvw';
     const t = new HttpTransport({
-      token: 'a b',
+      token,
       origin: 'https://host:1',
       fetch: vi.fn(),
       WebSocket: FakeWS as unknown as typeof WebSocket,
@@ -163,7 +169,9 @@ describe('HTTP transport (mnote serve)', () => {
     t.onReconnect(reconnects);
     t.on('sessions:changed', (d) => got.push(d));
     expect(sockets).toHaveLength(1);
-    expect(sockets[0].url).toBe('wss://host:1/api/events?token=a%20b');
+    expect(sockets[0].url).toBe('wss://host:1/api/events');
+    expect(sockets[0].protocols).toEqual(['mnote.v1', 'mnote.token.' + token]);
+    expect(sockets[0].url).not.toContain(token);
     sockets[0].onopen?.();
     sockets[0].onmessage?.({ data: JSON.stringify({ name: 'sessions:changed', data: { n: 1 } }) });
     sockets[0].onmessage?.({ data: 'not json' });
@@ -175,6 +183,9 @@ describe('HTTP transport (mnote serve)', () => {
     expect(sockets).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(150);
     expect(sockets).toHaveLength(2);
+    // Each reconnect carries the token the same way.
+    expect(sockets[1].url).toBe('wss://host:1/api/events');
+    expect(sockets[1].protocols).toEqual(['mnote.v1', 'mnote.token.' + token]);
     sockets[1].onclose?.(); // failed again: a longer wait
     await vi.advanceTimersByTimeAsync(90);
     expect(sockets).toHaveLength(2);

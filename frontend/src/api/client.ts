@@ -19,11 +19,14 @@ import type {
   FindHit,
   ForkResult,
   ImageData,
+  Attached,
   Hit,
   LinksUndo,
   LinksUpdated,
   NoteHeading,
   NoteHit,
+  NoteTitle,
+  TagCount,
   NoteLink,
   NotesIndexStatus,
   PermissionRequest,
@@ -82,7 +85,7 @@ export interface Client {
     /** One of the session's kept images (a user message's image block names it by hash). */
     image(sessionId: string, hash: string): Promise<ImageData>;
     /** Edit and resend turn `turn`'s prompt: a new session with the turns before it, `text` its new prompt. */
-    fork(sessionId: string, turn: number, text: string): Promise<ForkResult>;
+    fork(sessionId: string, turn: number, text: string, locale?: string): Promise<ForkResult>;
     cancel(id: string): Promise<void>;
     /** Kills the command of one of the agent's terminals (a card's Stop). */
     killTerminal(id: string, terminalId: string): Promise<void>;
@@ -148,14 +151,25 @@ export interface Client {
     rename(from: string, to: string): Promise<void>;
     delete(path: string): Promise<Trashed>;
     restore(trash: Trashed): Promise<void>;
+    /** Saves a pasted or dropped file (bytes in base64) as path, or as "name 1.ext", … when taken; the path used. */
+    attach(path: string, data: string): Promise<Attached>;
+    /** An image of the workspace a note shows. */
+    image(path: string): Promise<ImageData>;
   };
   notes: {
     status(): Promise<NotesIndexStatus>;
-    search(query: string, opts?: { folder?: string; limit?: number }): Promise<NoteHit[]>;
+    /** lines: list up to that many matching lines of each note (NoteHit.lines). */
+    search(query: string, opts?: { folder?: string; limit?: number; lines?: number }): Promise<NoteHit[]>;
+    /** The folder's tags, the most used first. */
+    tags(): Promise<TagCount[]>;
+    /** Every note with its title, by path. */
+    titles(): Promise<NoteTitle[]>;
     headings(query: string, limit?: number): Promise<NoteHeading[]>;
     outline(path: string): Promise<NoteHeading[]>;
     links(path: string): Promise<NoteLink[]>;
     backlinks(path: string): Promise<NoteLink[]>;
+    /** The links to notes no note answers: of the note path, or of every note ("" or absent). */
+    unresolved(path?: string): Promise<NoteLink[]>;
     /** The note a link in the note `from` opens; "" when none does. */
     resolve(from: string, target: string, wiki: boolean): Promise<string>;
     /** After a rename: rewrites the links that pointed at the note (dryRun: only counts them). */
@@ -268,8 +282,8 @@ export function createClient(t: Transport): Client {
         return { turn: r?.turn ?? 0 };
       },
       image: async (sessionId, hash) => obj<ImageData>(await call('sessions.image', { sessionId, hash }), 'sessions.image'),
-      fork: async (sessionId, turn, text) =>
-        obj<ForkResult>(await call('sessions.fork', { sessionId, turn, text }), 'sessions.fork'),
+      fork: async (sessionId, turn, text, locale) =>
+        obj<ForkResult>(await call('sessions.fork', locale ? { sessionId, turn, text, locale } : { sessionId, turn, text }), 'sessions.fork'),
       cancel: async (id) => void (await call('sessions.cancel', { id })),
       killTerminal: async (id, terminalId) => void (await call('sessions.killTerminal', { id, terminalId })),
       rename: async (id, title) => obj<SessionSummary>(await call('sessions.rename', { id, title }), 'sessions.rename'),
@@ -293,6 +307,7 @@ export function createClient(t: Transport): Client {
         if (o.includeToolIO) args.includeToolIO = true;
         if (o.images) args.images = true;
         if (o.locale) args.locale = o.locale;
+        if (o.strictBreaks) args.strictBreaks = true;
         const r = obj<Exported>(await call('sessions.export', args), 'sessions.export');
         return { ...r, content: typeof r.content === 'string' ? r.content : '', path: r.path || undefined };
       },
@@ -318,6 +333,7 @@ export function createClient(t: Transport): Client {
         if (o.expiresInDays) args.expiresInDays = o.expiresInDays;
         if (o.includeThoughts) args.includeThoughts = true;
         if (o.includeToolIO) args.includeToolIO = true;
+        if (o.strictBreaks) args.strictBreaks = true;
         return obj<Share>(await call('shares.publish', args), 'shares.publish');
       },
       list: async () => arr<Share>(await call('shares.list')),
@@ -365,6 +381,8 @@ export function createClient(t: Transport): Client {
         return r?.trash ?? {};
       },
       restore: async (trash) => void (await call('files.restore', { trash })),
+      attach: async (path, data) => obj<Attached>(await call('files.attach', { path, data }), 'files.attach'),
+      image: async (path) => obj<ImageData>(await call('files.image', { path }), 'files.image'),
     },
     notes: {
       status: async () => obj<NotesIndexStatus>(await call('notes.status'), 'notes.status'),
@@ -372,13 +390,17 @@ export function createClient(t: Transport): Client {
         const args: Record<string, unknown> = { query };
         if (o.folder) args.folder = o.folder;
         if (o.limit) args.limit = o.limit;
+        if (o.lines) args.lines = o.lines;
         return arr<NoteHit>(await call('notes.search', args));
       },
+      tags: async () => arr<TagCount>(await call('notes.tags', {})),
+      titles: async () => arr<NoteTitle>(await call('notes.titles', {})),
       headings: async (query, limit) =>
         arr<NoteHeading>(await call('notes.headings', limit === undefined ? { query } : { query, limit })),
       outline: async (path) => arr<NoteHeading>(await call('notes.outline', { path })),
       links: async (path) => arr<NoteLink>(await call('notes.links', { path })),
       backlinks: async (path) => arr<NoteLink>(await call('notes.backlinks', { path })),
+      unresolved: async (path) => arr<NoteLink>(await call('notes.unresolved', path ? { path } : {})),
       resolve: async (from, target, wiki) => {
         const r = (await call('notes.resolve', { from, target, wiki })) as { path?: string } | undefined;
         return typeof r?.path === 'string' ? r.path : '';

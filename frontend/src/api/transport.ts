@@ -113,6 +113,10 @@ export class WailsTransport implements Transport {
 // ---- HTTP (mnote serve) ----------------------------------------------------
 
 export const TOKEN_KEY = 'mnote.token';
+/** The event stream's subprotocol (app/cli/serve.go wsProtocol). */
+export const WS_PROTOCOL = 'mnote.v1';
+/** The subprotocol that carries the token: WS_TOKEN_PREFIX + token. */
+export const WS_TOKEN_PREFIX = 'mnote.token.';
 
 export interface LocationLike {
   href: string;
@@ -343,12 +347,19 @@ export class HttpTransport implements Transport {
     this.setState('closed');
   }
 
-  /** The WebSocket URL (the token travels as a query parameter: browsers
-   * cannot set headers on a WebSocket). */
+  /** The WebSocket URL: never with the token (a URL shows in console
+   * errors; the server refuses ?token=). */
   eventsURL(): string {
     const u = new URL(this.opts.origin);
     const proto = u.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${proto}//${u.host}/api/events?token=${encodeURIComponent(this.token)}`;
+    return `${proto}//${u.host}/api/events`;
+  }
+
+  /** The WebSocket's subprotocols: browsers cannot set headers on a
+   * WebSocket, so the token travels as one (Sec-WebSocket-Protocol); the
+   * server answers with WS_PROTOCOL alone. */
+  eventsProtocols(): string[] {
+    return [WS_PROTOCOL, WS_TOKEN_PREFIX + this.token];
   }
 
   private ensureOpen(): void {
@@ -380,7 +391,7 @@ export class HttpTransport implements Transport {
     this.setState('connecting');
     let ws: WebSocket;
     try {
-      ws = new this.WS(this.eventsURL());
+      ws = new this.WS(this.eventsURL(), this.eventsProtocols());
     } catch {
       this.scheduleReconnect();
       return;

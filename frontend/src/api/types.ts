@@ -146,6 +146,26 @@ export interface PermissionRequest {
   options: PermissionOption[];
   /** The raw ACP toolCall: content (diffs), locations, rawInput (always sent; null when the agent sent none). */
   toolCall: RawToolCall | null;
+  /** What its diffs do to the notes as the person has them now, where that is not the agent's claim. */
+  effects?: WriteEffect[];
+}
+
+/** What allowing one diff of a permission request does to the note as the person has it now. */
+export interface WriteEffect {
+  /** The diff's path, as the agent gave it. */
+  agentPath: string;
+  /** Workspace-relative. */
+  path: string;
+  /** The note now (with unsaved edits when `unsaved`). */
+  current: string;
+  unsaved?: boolean;
+  /** The note after Allow (a conflict: `current`; the agent's text is offered beside it). */
+  result: string;
+  conflict?: boolean;
+  /** Lines of the person's the write removes that the agent's own diff does not show. */
+  lost?: string[];
+  /** The agent's old text is not the note as it is now. */
+  differs?: boolean;
 }
 
 /** A remembered always-choice (permissions.rules). */
@@ -233,11 +253,24 @@ export interface Hit {
   entries: string[];
   /** Text with the matches between « and ». */
   snippet: string;
+  /** The session the hit's session was forked from (its id and title). */
+  forkedFrom?: ForkOrigin;
 }
 
 // ---- thread (Go package thread) ---------------------------------------------
 
-export type EntryKind = 'user_message' | 'assistant_message' | 'thought' | 'tool_call' | 'plan' | 'runtime';
+export type EntryKind = 'user_message' | 'assistant_message' | 'thought' | 'tool_call' | 'plan' | 'runtime' | 'question';
+
+/** A question entry: an agent's question (elicitation) and its answer. */
+export interface Question {
+  message: string;
+  /** The form's requestedSchema as the agent sent it. */
+  schema?: unknown;
+  /** accept | decline | cancel; absent while it waits. */
+  action?: string;
+  /** The accepted values, by field name. */
+  content?: Record<string, unknown> | null;
+}
 
 /** A runtime entry: the session moved to another agent, or to a new
  * conversation with the same one. */
@@ -328,6 +361,7 @@ export interface Entry {
   toolCall?: ToolCall | null;
   plan?: PlanEntry[] | null;
   runtime?: RuntimeChange | null;
+  question?: Question | null;
 }
 
 export interface Cost {
@@ -598,6 +632,11 @@ export interface ImageArg {
 }
 
 /** sessions.image: one of a session's kept images. */
+/** Where files.attach saved a pasted or dropped file (workspace-relative). */
+export interface Attached {
+  path: string;
+}
+
 export interface ImageData {
   mimeType: string;
   /** base64 */
@@ -626,6 +665,11 @@ export interface BufferEvent {
   buffer: BufferState;
   /** The old path (moved). */
   from?: string;
+  /** An agent's write (written, merged) removed these lines the person had typed and not saved. */
+  dropped?: string[];
+  /** With dropped: the editor's text and the disk's before the write. */
+  previous?: string;
+  previousDisk?: string;
 }
 
 /** workspace:changed */
@@ -635,6 +679,8 @@ export interface FSRefusedPayload {
   path: string;
   reason: string;
   outside?: boolean;
+  /** A write refused because the user chose a read-only mode: that mode's id ("plan"), or an option and its value ("tool_approval: read-only"). */
+  readOnlyMode?: string;
 }
 
 export interface WorkspaceChanged {
@@ -669,6 +715,30 @@ export interface NoteHit {
   snippet: string;
   /** bm25: lower is better. */
   rank: number;
+  /** With `lines` asked: how many lines of the note match … */
+  count?: number;
+  /** … and the first of them, in order. */
+  lines?: NoteHitLine[];
+}
+
+/** One matching line of a note (notes.search with lines). */
+export interface NoteHitLine {
+  /** 1-based. */
+  line: number;
+  /** The line, the matched terms between « and ». */
+  snippet: string;
+}
+
+/** notes.tags: a tag and how many notes carry it. */
+export interface TagCount {
+  tag: string;
+  notes: number;
+}
+
+/** notes.titles: a note and its title (front matter title:, else its first heading). */
+export interface NoteTitle {
+  path: string;
+  title?: string;
 }
 
 /** notes.headings / notes.outline. */
@@ -888,8 +958,11 @@ export interface SyncConfigInput {
 /** A published, read-only, redacted share of a session. */
 export interface Share {
   id: string;
-  token: string;
-  url: string;
+  /** Only in the answer to shares.publish: the control plane keeps its hash alone. */
+  token?: string;
+  /** The link: from shares.publish, and in shares.list for the shares published
+   * on this machine (mnote keeps their links); absent for one published elsewhere. */
+  url?: string;
   sessionId: string;
   createdAt: string;
   /** Absent: until revoked. */
@@ -901,6 +974,8 @@ export interface PublishOptions {
   expiresInDays?: number;
   includeThoughts?: boolean;
   includeToolIO?: boolean;
+  /** The page joins a paragraph's single line breaks (Settings → strict Markdown line breaks). */
+  strictBreaks?: boolean;
 }
 
 /** What sync.removeMyData deleted on the control plane. */
@@ -922,6 +997,8 @@ export interface ExportOptions {
   locale?: 'en' | 'zh-CN';
   /** md, html: the images of the user's messages (HTML embeds them, Markdown names their files). Default off. */
   images?: boolean;
+  /** html: a paragraph's single line breaks join its lines (Settings → strict Markdown line breaks). */
+  strictBreaks?: boolean;
 }
 
 /** sessions.export: in the window a save dialog wrote the file (`path`);

@@ -49,6 +49,10 @@ export const ICONS = {
   sidebar: 'M3 4h18v16H3zM15 4v16',
   columns: 'M3 4h18v16H3zM12 4v16',
   image: 'M4 5h16v14H4zM4 16l5-5 4 4 3-3 4 4' + circle(15.5, 9, 1.5),
+  calendar: 'M4 6h16v14H4zM4 10h16M8 3v5M16 3v5',
+  hash: 'M5 9h15M4 15h15M10 4L8 20M16 4l-2 16',
+  template: 'M4 4h16v5H4zM4 13h7v7H4zM15 13h5M15 17h5',
+  fork: circle(6, 5, 2) + circle(6, 19, 2) + circle(18, 7, 2) + 'M6 7v10M18 9c0 5-8 4-11.2 8.4',
 } as const;
 
 export type IconName = keyof typeof ICONS;

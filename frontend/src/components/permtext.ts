@@ -1,9 +1,9 @@
 // What the permission dialog and the tool cards say about a request and
-// its decision: the option Enter picks, a readable title, file labels
-// relative to the notes folder, and a card's status that agrees with the
-// decision and with the turn.
+// its decision: the option Enter picks, what each option is called, a
+// readable title, file labels relative to the notes folder, and a card's
+// status that agrees with the decision and with the turn.
 import type { PermissionOption, RawToolCall, ToolCall } from '../api/types';
-import { m } from '../lib/i18n.svelte';
+import { LOCALES, m } from '../lib/i18n.svelte';
 import { STATUS_TONE, commandOf, decisionLabel, kindLabel, statusLabel } from './tooltext';
 
 /** A one-time option: what Enter may pick (never an always-choice). */
@@ -19,6 +19,62 @@ export function isOnce(o: PermissionOption): boolean {
 export function defaultOption(options: readonly PermissionOption[]): number {
   const allow = options.findIndex((o) => o.kind === 'allow_once');
   return allow >= 0 ? allow : options.findIndex((o) => o.kind === 'reject_once');
+}
+
+/** The wording of each ACP option kind, in a given locale. */
+const OPTION_MSG: Record<string, (locale?: (typeof LOCALES)[number]) => string> = {
+  allow_once: (locale) => m.chat_perm_opt_allow_once({}, locale ? { locale } : {}),
+  allow_always: (locale) => m.chat_perm_opt_allow_always({}, locale ? { locale } : {}),
+  reject_once: (locale) => m.chat_perm_opt_reject_once({}, locale ? { locale } : {}),
+  reject_always: (locale) => m.chat_perm_opt_reject_always({}, locale ? { locale } : {}),
+};
+
+/** Names an agent may give a kind that say just what it does (besides
+ * the catalogue's wordings): no need to show them beside it. They are
+ * matched against the agent's names, never shown (i18n-ignore below). */
+const OPTION_ALIASES: Record<string, readonly string[]> = {
+  allow_once: ['allow', 'allow once', 'yes'], // i18n-ignore: matched, not shown
+  allow_always: ['always allow', 'allow always'], // i18n-ignore: matched, not shown
+  reject_once: ['reject', 'reject once', 'deny', 'no'], // i18n-ignore: matched, not shown
+  reject_always: ['always reject', 'reject always', 'always deny'], // i18n-ignore: matched, not shown
+};
+
+export interface OptionLabel {
+  /** What the button says: the kind's wording, never the agent's name. */
+  label: string;
+  /** The agent's own name for it, quoted, when it says something else ('' when not). */
+  detail: string;
+  /** A sentence for the tooltip ('' when there is nothing to add). */
+  hint: string;
+  /** A kind ACP defines (else the dialog knows nothing of what it does). */
+  known: boolean;
+}
+
+/**
+ * How an option is shown: worded by its kind, as the kind is what mnote
+ * and the agent act on (an allow_always named "Allow once" is remembered
+ * for good), with the agent's name beside it when it differs. A kind ACP
+ * does not define reads as "Other choice" with the agent's name, and is
+ * never taken for a one-time or an always-choice.
+ */
+export function optionLabel(o: PermissionOption): OptionLabel {
+  const name = (o.name ?? '').trim();
+  const word = Object.prototype.hasOwnProperty.call(OPTION_MSG, o.kind) ? OPTION_MSG[o.kind] : undefined;
+  if (!word) {
+    const shown = name || o.optionId;
+    return {
+      label: m.chat_perm_opt_other(),
+      detail: m.chat_perm_opt_quote({ name: shown }),
+      hint: m.chat_perm_opt_unknown({ name: shown, kind: o.kind }),
+      known: false,
+    };
+  }
+  const label = word();
+  const same = (s: string) => s.toLowerCase() === name.toLowerCase();
+  if (!name || OPTION_ALIASES[o.kind].some(same) || LOCALES.some((l) => same(word(l)))) {
+    return { label, detail: '', hint: '', known: true };
+  }
+  return { label, detail: m.chat_perm_opt_quote({ name }), hint: m.chat_perm_opt_named({ name }), known: true };
 }
 
 /** Text that is a JSON object or array (some agents put raw input in the title). */

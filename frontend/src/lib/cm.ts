@@ -6,6 +6,8 @@
 // time a note opens. CodeMirror's own words (the search panel's Find,
 // Replace, next, …) and the text's label are in the interface's language
 // (EditorState.phrases, in a compartment reconfigured when it changes).
+// Lists continue on Enter, indent with Tab (lists.ts). Source or live
+// preview (livepreview.ts: markup hidden off the cursor's lines), per state.
 
 import { autocompletion, completionKeymap, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
@@ -27,21 +29,31 @@ import {
 import { tags as t } from '@lezer/highlight';
 import { locale, m } from './i18n.svelte';
 import { linkAt, linkCompletion, type LineLink, type LinkCompletion } from './links';
+import { listKeymap } from './lists';
+import { refreshLinks, unresolvedLinks } from './cmlinks';
+import { writing, type WritingHooks } from './writing';
+import { liveHooks, livePreview } from './livepreview';
 
 export { EditorState, EditorView };
 
 /** Marks changes that came from outside (a reload, an agent's write): not the user's edits. */
 const external = Annotation.define<boolean>();
 
-export interface EditorHooks {
+export interface EditorHooks extends WritingHooks {
   /** The user changed the text. */
   change(doc: Text): void;
   /** The main selection changed (null: empty). */
   select(sel: { text: string; fromLine: number; toLine: number } | null): void;
   /** What completes a link being typed: note names after [[, headings after [[Note#. */
   linkOptions?(c: LinkCompletion): Promise<LinkOption[]>;
-  /** Ctrl/Cmd+click on a link. */
+  /** Ctrl/Cmd+click on a link (in live preview a plain click on a rendered one). */
   openLink?(link: LineLink): void;
+  /** Whether a link finds a note (false: marked unresolved; null: not a note link). */
+  resolveLink?(link: LineLink): boolean | null;
+  /** F2: rename this note. */
+  rename?(): void;
+  /** Live preview: a URL for an image of the notes folder the note names (relative to the note; null: not shown). */
+  imageURL?(href: string): Promise<string | null>;
 }
 
 /** One completion of a link: `insert` replaces what was typed after [[ (or #). */
@@ -189,6 +201,11 @@ export function localizeState(state: EditorState): EditorState {
   return state.update({ effects: language.reconfigure(ext) }).state;
 }
 
+/** The notes changed (or the language): the unresolved links are marked again. */
+export function remarkLinks(view: EditorView): void {
+  view.dispatch({ effects: refreshLinks.of(null) });
+}
+
 /** Puts a view into the interface's language; an open search panel is opened again to take the new words. */
 export function localize(view: EditorView): void {
   const ext = languageExt();
@@ -203,13 +220,41 @@ export function localize(view: EditorView): void {
   }
 }
 
+// ---- source or live preview ------------------------------------------------------
+
+const mode = new Compartment();
+let sourceExt: Extension | null = null;
+let liveExt: Extension | null = null;
+/** The extensions of a mode (one each, so a state's can be compared): line numbers in source, live preview (livepreview.ts) in live. */
+function modeExt(live: boolean): Extension {
+  if (live) return (liveExt ??= livePreview());
+  return (sourceExt ??= [lineNumbers(), highlightActiveLineGutter()]);
+}
+
+/** Whether a state shows live preview. */
+export function isLive(state: EditorState): boolean {
+  return mode.get(state) === modeExt(true);
+}
+
+/** A state in source or live preview (the same state when it is already). */
+export function withLive(state: EditorState, live: boolean): EditorState {
+  if (isLive(state) === live) return state;
+  return state.update({ effects: mode.reconfigure(modeExt(live)) }).state;
+}
+
+/** Switches a view between source and live preview; its text, undo history and selection stay. */
+export function setLive(view: EditorView, live: boolean): void {
+  if (isLive(view.state) === live) return;
+  view.dispatch({ effects: mode.reconfigure(modeExt(live)) });
+}
+
 /** A new editor state for a note (one per tab: undo history and selection survive switching tabs). */
-export function makeState(doc: string, hooks: EditorHooks): EditorState {
+export function makeState(doc: string, hooks: EditorHooks, live = false): EditorState {
   return EditorState.create({
     doc,
     extensions: [
-      lineNumbers(),
-      highlightActiveLineGutter(),
+      mode.of(modeExt(live)),
+      liveHooks.of(hooks),
       history(),
       drawSelection(),
       highlightActiveLine(),
@@ -222,7 +267,10 @@ export function makeState(doc: string, hooks: EditorHooks): EditorState {
       theme,
       autocompletion({ override: [linkSource(hooks)], icons: false }),
       linkClicks(hooks),
-      keymap.of([...completionKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),
+      listKeymap(),
+      hooks.resolveLink ? unresolvedLinks(hooks.resolveLink, () => m.notes_ln_unresolved_title_editor()) : [],
+      writing(hooks), // paste and drop, outline, word count, Ctrl+H (writing.ts)
+      keymap.of([...(hooks.rename ? [{ key: 'F2', run: () => (hooks.rename?.(), true) }] : []), ...completionKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),
       EditorView.contentAttributes.of({ spellcheck: 'true' }),
       language.of(languageExt()),
       EditorView.updateListener.of((u: ViewUpdate) => {

@@ -319,3 +319,32 @@ export function reasonText(f: Field | undefined, r: Reason): string {
   }
   return m.chat_elicit_err_other();
 }
+
+/** One answered field of a question, worded for the thread. */
+export interface AnswerRow {
+  label: string;
+  value: string;
+}
+
+/** The accepted values of a question, in its form's order, labelled by
+ * the fields' titles: choices by their titles, yes/no for checkboxes. */
+export function answerRows(schema: unknown, content: unknown): AnswerRow[] {
+  if (!isObj(content)) return [];
+  const form = buildForm(schema);
+  const rows: AnswerRow[] = [];
+  const label = (f: Field | undefined, v: unknown): string => {
+    if (typeof v === 'boolean') return v ? m.chat_cp_answer_yes() : m.chat_cp_answer_no();
+    if (typeof v === 'string') return f?.choices.find((c) => c.value === v)?.label ?? v;
+    if (typeof v === 'number') return String(v);
+    if (Array.isArray(v)) return v.map((x) => label(f, x)).join(m.chat_cp_answer_sep());
+    return JSON.stringify(v);
+  };
+  const seen = new Set<string>();
+  for (const f of form.fields) {
+    if (!(f.name in content)) continue;
+    seen.add(f.name);
+    rows.push({ label: f.label, value: label(f, content[f.name]) });
+  }
+  for (const [k, v] of Object.entries(content)) if (!seen.has(k)) rows.push({ label: k, value: label(undefined, v) });
+  return rows;
+}

@@ -28,6 +28,16 @@ function n(p: Params, key: string): string {
 
 const one = (word: () => string): Variant[] => [[[], word]];
 
+/** The variables mnote held back from an agent that asks to sign in
+ * (agent_needs_auth's heldBack, comma-separated), and how to give one. */
+function heldBack(p: Params): { vars: string; name: string; first: string } {
+  const names = v(p, 'heldBack')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return { vars: names.join(', '), name: v(p, 'agentName'), first: names.length === 1 ? names[0] : 'NAME' };
+}
+
 /** The wordings of each reason, the most specific variant first. */
 const REASONS: Record<string, readonly Variant[]> = {
   // Agents.
@@ -60,6 +70,8 @@ const REASONS: Record<string, readonly Variant[]> = {
     [[], () => m.errors_agent_timeout()],
   ],
   agent_needs_auth: [
+    [['agent', 'heldBack', 'agentName'], (p) => m.errors_agent_needs_auth_held_back_named({ agent: v(p, 'agent'), ...heldBack(p) })],
+    [['heldBack', 'agentName'], (p) => m.errors_agent_needs_auth_held_back(heldBack(p))],
     [['agent'], (p) => m.errors_agent_needs_auth_named({ agent: v(p, 'agent') })],
     [[], () => m.errors_agent_needs_auth()],
   ],

@@ -92,6 +92,54 @@ export function money(amount: number, currency: string): string {
   }
 }
 
+const CJK = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]/;
+
+/**
+ * A search snippet of a message without its Markdown: headings', quotes'
+ * and lists' markers, emphasis, code marks, fences, table pipes, links
+ * and images (their text kept), [[links]] (their name or alias); lines
+ * joined, with no space put between two CJK characters. The « » marks
+ * stay. Snippets are cut anywhere, so half a link is taken too.
+ */
+export function snippetPlain(snippet: string): string {
+  const BLOCK = /^\s{0,3}(>|#{1,6}\s|([-*+]|\d+[.)])\s)/;
+  const raw = snippet.split(/\r?\n/);
+  const lines = raw.map((line) =>
+    line
+      .replace(/^\s*(```|~~~).*$/, '')
+      .replace(/^\s*([-*_])(\s*\1){2,}\s*$/, '')
+      .replace(/^\s*\|?[\s:|-]*-{3,}[\s:|-]*$/, '')
+      .replace(/^\s{0,3}(>\s?)+/, '')
+      .replace(/^\s{0,3}#{1,6}\s+/, '')
+      .replace(/^\s*([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?/, '')
+      .replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, '$2')
+      .replace(/!?\[\[([^\]]*)\]\]/g, '$1')
+      .replace(/!?\[([^\]]*)\]\([^)]*\)?/g, '$1')
+      .replace(/^[^[]*?\]\([^)\s]*\)?/, (m) => m.slice(0, m.indexOf('](')))
+      .replace(/\[\[|\]\]/g, '')
+      .replace(/\*\*|__|~~|`+/g, '')
+      .replace(/(^|[^\w*])\*(?=\S)([^*]*?\S)\*(?!\w)/g, '$1$2')
+      .replace(/(^|[^\w])_(?=\S)([^_]*?\S)_(?!\w)/g, '$1$2')
+      .replace(/\s*\|\s*/g, ' ')
+      .trim(),
+  );
+  // Lines of one paragraph join without a space between CJK characters;
+  // a paragraph break, a heading, a list item or a quote is a space.
+  let out = '';
+  let brk = false;
+  for (const [i, line] of lines.entries()) {
+    if (!line) {
+      brk = true;
+      continue;
+    }
+    const joinCJK = CJK.test(out.replace(/[«»]+$/, '').slice(-1)) && CJK.test(line.replace(/^[«»…]+/, '')[0] ?? '');
+    if (out && (brk || BLOCK.test(raw[i]) || !joinCJK)) out += ' ';
+    out += line;
+    brk = BLOCK.test(raw[i]);
+  }
+  return out;
+}
+
 /** Splits a search snippet at « » into plain and marked parts (rendered as
  * text nodes and <mark>, never as HTML). */
 export function snippetParts(snippet: string): { text: string; mark: boolean }[] {

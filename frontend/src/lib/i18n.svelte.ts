@@ -10,11 +10,44 @@
 // its state. The choice ("system", "en" or "zh-CN") is kept in
 // localStorage; "system" follows the window's (or browser's) languages.
 
-import { m } from '../paraglide/messages.js';
+import { m as raw } from '../paraglide/messages.js';
 import { baseLocale, locales, overwriteGetLocale, overwriteSetLocale } from '../paraglide/runtime.js';
 import { readPref, writePref } from './prefs';
 
-export { m };
+const CJK = /[\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]/;
+
+/**
+ * A Chinese message with a Chinese value in it has no space around the
+ * value where it meets Chinese ("用 {agent} 新建会话" with 测试助手 is
+ * 用测试助手新建会话); a Latin or numeric value keeps its spaces (用 Claude
+ * 新建会话, 第 3 轮).
+ */
+export function tidyCJK(text: string, params: unknown): string {
+  if (!params || typeof params !== 'object') return text;
+  let out = text;
+  for (const v of Object.values(params as Record<string, unknown>)) {
+    if (typeof v !== 'string' || !v) continue;
+    const chars = [...v];
+    const esc = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (CJK.test(chars[0])) out = out.replace(new RegExp(`(${CJK.source}) (?=${esc})`, 'g'), '$1');
+    if (CJK.test(chars[chars.length - 1])) out = out.replace(new RegExp(`(${esc}) (?=${CJK.source})`, 'g'), '$1');
+  }
+  return out;
+}
+
+type Messages = typeof raw;
+/** The catalogue's messages; in Chinese, tidyCJK applies to each. */
+export const m: Messages = Object.fromEntries(
+  Object.entries(raw).map(([k, f]) => [
+    k,
+    typeof f === 'function'
+      ? (params?: unknown, opts?: unknown) => {
+          const out = (f as (p?: unknown, o?: unknown) => string)(params, opts);
+          return params && i18n.locale === 'zh-CN' ? tidyCJK(out, params) : out;
+        }
+      : f,
+  ]),
+) as Messages;
 
 export type Locale = (typeof locales)[number];
 export type LocalePref = 'system' | Locale;

@@ -27,6 +27,8 @@ import { escapeHtml } from './html';
 import { highlight } from './highlight';
 import { locale, m } from './i18n.svelte';
 import { isNoteHref, wikiParts } from './links';
+import { joinsTight } from './cjk';
+import { writePrefs } from './writeprefs.svelte';
 
 export interface MarkdownOptions {
   /**
@@ -43,6 +45,22 @@ const options: MarkdownOptions = { remoteImages: false };
 export function setMarkdownOptions(o: Partial<MarkdownOptions>): void {
   Object.assign(options, o);
   cache.clear();
+}
+
+// Line breaks: by default each line break inside a paragraph shows as one,
+// as Obsidian does; with strict Markdown line breaks (the setting) a single
+// one joins the lines, with nothing between two CJK characters and a space
+// otherwise. The same rule as the Go renderer's (internal/inertmd).
+let strictInUse = false;
+
+/** The line-break mode in use (reactive: a $derived rendering Markdown re-runs when it changes). */
+function strictBreaks(): boolean {
+  const s = writePrefs.strictBreaks;
+  if (s !== strictInUse) {
+    strictInUse = s;
+    md.setOptions({ breaks: !s });
+  }
+  return s;
 }
 
 // ---- URL rules ---------------------------------------------------------------
@@ -95,6 +113,17 @@ export function safeImageSrc(src: string): string | null {
 
 export function isSafeImageSrc(src: string): boolean {
   return safeImageSrc(src) !== null;
+}
+
+/** A relative path with no scheme, host or query: a file beside the note (an attachment). */
+export function isLocalPath(href: string): boolean {
+  const h = href.trim();
+  return h !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(h) && !/^[/\\]/.test(h) && !/[?#]/.test(h);
+}
+
+/** The relative path an image of the preview names (its data-src), null for another image. */
+export function localImageSrc(img: Element): string | null {
+  return img.classList.contains('md-local') ? img.getAttribute('data-src') : null;
 }
 
 /** An http(s) image from another origin: shown as a link when not loaded. */
@@ -181,7 +210,7 @@ function codeBlock(text: string, lang: string): string {
 
 const md = new Marked({
   gfm: true,
-  breaks: false,
+  breaks: true, // see MarkdownOptions.strictBreaks
   async: false,
   renderer: {
     code({ text, lang }: Tokens.Code): string {
@@ -202,6 +231,9 @@ const md = new Marked({
     image({ href, title, text }: Tokens.Image): string {
       const alt = escapeHtml(text || '');
       const t = title ? ` title="${escapeHtml(title)}"` : '';
+      // A file of the notes folder (a relative path: an attachment): the
+      // notes preview loads it (data-src, as written; see localImageSrc).
+      if (isLocalPath(href)) return `<img class="md-local" data-src="${escapeHtml(href)}" alt="${alt}"${t}>`;
       const src = safeImageSrc(href);
       if (src !== null) return `<img src="${escapeHtml(src)}" alt="${alt}"${t}>`;
       const remote = remoteURL(href);
@@ -251,6 +283,58 @@ md.use({
     },
   ],
 });
+
+// ---- soft line breaks (strict mode) --------------------------------------------
+//
+// With strict line breaks a soft break stays a newline in the HTML, which
+// the browser shows as a space: between two CJK characters it is taken
+// out, across inline tokens too ("命中率。↵**第一次**").
+
+type Inline = Token & { tokens?: Token[]; text?: string };
+
+function leaves(tokens: readonly Token[], out: Inline[]): Inline[] {
+  for (const t of tokens as Inline[]) {
+    if (t.tokens && t.tokens.length) leaves(t.tokens, out);
+    else out.push(t);
+  }
+  return out;
+}
+
+function shown(t: Inline | undefined): string {
+  return t && (t.type === 'text' || t.type === 'escape' || t.type === 'codespan') ? (t.text ?? '') : '';
+}
+
+/** Joins the CJK soft breaks of one run of inline tokens. */
+function joinInline(tokens: readonly Token[]): void {
+  const ls = leaves(tokens, []);
+  ls.forEach((t, i) => {
+    if (t.type !== 'text' || !t.text || t.text.indexOf('\n') < 0) return;
+    const text = t.text;
+    t.text = text.replace(/[ \t]*\n[ \t]*/g, (br: string, at: number) => {
+      const before = at > 0 ? text.slice(0, at) : shown(ls[i - 1]);
+      const after = at + br.length < text.length ? text.slice(at + br.length) : shown(ls[i + 1]);
+      return joinsTight(before, after) ? '' : br;
+    });
+  });
+}
+
+/** Joins the CJK soft breaks of every paragraph in tokens (strict mode). */
+function joinSoftBreaks(tokens: readonly Token[]): void {
+  for (const t of tokens) {
+    switch (t.type) {
+      case 'paragraph':
+      case 'text':
+        if ((t as Inline).tokens) joinInline((t as Inline).tokens ?? []);
+        break;
+      case 'blockquote':
+        joinSoftBreaks((t as Tokens.Blockquote).tokens);
+        break;
+      case 'list':
+        for (const item of (t as Tokens.List).items) joinSoftBreaks(item.tokens);
+        break;
+    }
+  }
+}
 
 // ---- task-list lines ----------------------------------------------------------
 //
@@ -305,7 +389,7 @@ const ALLOWED_TAGS = [
 ];
 const ALLOWED_ATTR = [
   'href', 'title', 'alt', 'src', 'class', 'type', 'checked', 'disabled', 'align', 'start', 'colspan', 'rowspan',
-  'aria-label', 'data-wiki', 'data-line',
+  'aria-label', 'data-wiki', 'data-line', 'data-src',
 ];
 const CLASS_OK = /^(hljs(-[\w-]+)?|language-[\w+-]+|code-(block|head|lang)|copy-btn|md-[\w-]+)$/;
 
@@ -317,7 +401,7 @@ const PURIFY_CONFIG: Config = {
   ALLOW_UNKNOWN_PROTOCOLS: false,
   // A wikilink's inside is a note's name, never a URL ("Meeting: notes"
   // must survive); nothing navigates to it.
-  ADD_URI_SAFE_ATTR: ['data-wiki'],
+  ADD_URI_SAFE_ATTR: ['data-wiki', 'data-src'],
   FORBID_TAGS: ['script', 'style', 'iframe', 'frame', 'object', 'embed', 'form', 'svg', 'math', 'link', 'meta', 'base'],
   FORBID_ATTR: ['style', 'srcset', 'action', 'formaction'],
   ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
@@ -339,6 +423,7 @@ function getPurifier(): Purifier {
       if (kept.length) el.setAttribute('class', kept.join(' '));
       else el.removeAttribute('class');
     }
+    if (el.tagName !== 'IMG') el.removeAttribute('data-src');
     switch (el.tagName) {
       case 'A': {
         const href = el.getAttribute('href');
@@ -362,6 +447,8 @@ function getPurifier(): Purifier {
         break;
       }
       case 'IMG': {
+        const local = el.getAttribute('data-src');
+        if (local !== null && !(el.classList.contains('md-local') && isLocalPath(local))) el.removeAttribute('data-src');
         const raw = el.getAttribute('src');
         const src = raw === null ? null : safeImageSrc(raw);
         if (src === null) el.removeAttribute('src');
@@ -417,7 +504,7 @@ function cachePut(key: string, v: string): void {
 function renderToken(t: Token, useCache: boolean): string | string[] {
   if (t.type === 'space' || t.type === 'def') return '';
   if (t.raw.length > HUGE_BLOCK && t.type !== 'code') return plainPieces(t.raw);
-  const key = locale() + '\u0000' + t.type + '\u0000' + t.raw;
+  const key = locale() + (strictInUse ? '\u0000s' : '') + '\u0000' + t.type + '\u0000' + t.raw;
   if (useCache) {
     const hit = cacheGet(key);
     if (hit !== undefined) return hit;
@@ -425,6 +512,7 @@ function renderToken(t: Token, useCache: boolean): string | string[] {
   let html: string;
   try {
     taskLines([t], 0);
+    if (strictInUse) joinSoftBreaks([t]);
     html = sanitize(md.parser([t]));
   } catch {
     html = `<p>${escapeHtml(t.raw)}</p>`;
@@ -443,6 +531,7 @@ function normalize(src: string): string {
 
 /** Renders a whole Markdown document to one sanitized HTML string. */
 export function renderMarkdown(src: string): string {
+  strictBreaks();
   return md
     .lexer(normalize(src))
     .map((t) => renderToken(t, true))
@@ -476,7 +565,7 @@ export class MarkdownStream {
     this.retryIn = 0;
     // Another interface language: every block is rendered again (its copy
     // button speaks the language).
-    const lang = locale();
+    const lang = locale() + (strictBreaks() ? '\u0000strict' : '');
     if (lang !== this.lang) {
       this.lang = lang;
       this.src = '';

@@ -3,9 +3,11 @@
 //
 //   1. with a note open, the sessions list folds into a rail (< ROOMY);
 //   2. with a note open, the file tree folds into a rail (< TREE_ROOMY);
-//   3. the editor and the chat stack (editor above) when they no longer
-//      fit side by side at their minimum widths;
-//   4. below SINGLE one pane at a time, chosen with a switcher.
+//   3. with a note open, below DUO the person chooses the notes (tree and
+//      editor) or the chat with a switcher: the editor keeps room to write;
+//   4. below SINGLE one pane at a time (tree, note, sessions, chat).
+// Side by side, a tree opened wide by hand can still leave the editor and
+// the chat too little room: they stack (editor above).
 //
 // Without a note the sessions list folds only when the chat would get less
 // than CHAT_MIN. The user can fold the sessions list for good (remembered);
@@ -16,6 +18,7 @@ export const SIDEBAR = 264;
 export const RAIL = 40;
 export const ROOMY = 1500;
 export const TREE_ROOMY = 1100;
+export const DUO = 1000;
 export const SINGLE = 720;
 
 export type Pane = 'notes' | 'editor' | 'sessions' | 'chat';
@@ -40,21 +43,29 @@ export interface Arrangement {
   sessions: boolean;
   /** The editor above the chat, both full width. */
   stacked: boolean;
+  /** Notes or chat, chosen with a switcher (DUO_PANES). */
+  duo: boolean;
 }
 
+/** What the switcher offers below DUO: the notes side or the chat side. */
+export const DUO_PANES: Pane[] = ['notes', 'chat'];
+
 export function arrange(r: Room): Arrangement {
-  if (r.width < SINGLE) return { single: true, sessions: true, stacked: false };
+  if (r.width < SINGLE) return { single: true, sessions: true, stacked: false, duo: false };
   const both = r.editorShown && r.chatOpen;
+  if (both && r.width < DUO) {
+    return { single: false, sessions: !r.sessionsFolded && r.width - SIDEBAR >= r.chatMin + RAIL, stacked: false, duo: true };
+  }
   const fits = both ? r.width >= ROOMY : r.width - r.treeW - SIDEBAR >= r.chatMin;
   const sessions = r.chatOpen && !r.sessionsFolded && fits;
   const sideW = sessions ? SIDEBAR : RAIL;
   const stacked = both && r.width - r.treeW - sideW < r.editorMin + r.chatMin;
-  return { single: false, sessions, stacked };
+  return { single: false, sessions, stacked, duo: false };
 }
 
 /** Whether the tree should fold into its rail at this width (step 2). */
 export function treeFolds(width: number, editorShown: boolean, chatOpen: boolean): boolean {
-  return width >= SINGLE && width < TREE_ROOMY && editorShown && chatOpen;
+  return width >= DUO && width < TREE_ROOMY && editorShown && chatOpen;
 }
 
 /** The panes the switcher offers, in order (the editor only with a note open). */

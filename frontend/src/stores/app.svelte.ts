@@ -5,6 +5,8 @@ import { ApiError, getClient, type Client } from '../api';
 import type { PromptExtras, ThreadEvent, WorkspaceChanged } from '../api/types';
 import type { Scheduler } from '../lib/frame';
 import { m } from '../lib/i18n.svelte';
+import { planRename } from '../lib/rename';
+import { baseName, isMarkdown } from '../lib/tree';
 import { AgentsStore } from './agents.svelte';
 import { CheckpointsStore, fsRefusedMessage } from './checkpoints.svelte';
 import { ConfirmStore } from './confirm.svelte';
@@ -18,6 +20,7 @@ import { TabsStore } from './tabs.svelte';
 import { ToastStore } from './toasts.svelte';
 import { UiStore } from './ui.svelte';
 import { WorkspaceStore, type WorkspaceOptions } from './workspace.svelte';
+import { AttachmentsStore } from './attachments.svelte';
 
 export class AppState {
   readonly toasts = new ToastStore();
@@ -33,6 +36,7 @@ export class AppState {
   readonly editor: EditorStore;
   readonly checkpoints: CheckpointsStore;
   readonly notes: NotesStore;
+  readonly attachments: AttachmentsStore;
   /** A session is being created (the new-session button waits). */
   creating = $state(false);
   private offs: (() => void)[] = [];
@@ -46,6 +50,7 @@ export class AppState {
     this.tabs = new TabsStore(client, this.confirm, this.sessions, { schedule: opts.schedule, max: opts.maxTabs });
     this.search = new SearchStore(client, opts.searchDelayMs);
     this.ui = new UiStore(client);
+    this.attachments = new AttachmentsStore(client, this.toasts);
     this.workspace = new WorkspaceStore(client, this.toasts, opts.workspace);
     this.editor = new EditorStore(client, this.toasts, this.confirm, opts.editor);
     this.checkpoints = new CheckpointsStore(
@@ -66,6 +71,7 @@ export class AppState {
           return this.workspace.create(i < 0 ? '' : path.slice(0, i), i < 0 ? path : path.slice(i + 1), false);
         },
         openExternal: (url) => this.ui.openExternal(url),
+        notePaths: () => ({ version: this.workspace.version, paths: () => this.workspace.notePaths() }),
       },
       opts.notesDelayMs,
     );
@@ -230,15 +236,45 @@ export class AppState {
     }
   }
 
-  /** Renames a file or folder in place; open tabs follow. */
-  async renamePath(path: string, name: string): Promise<boolean> {
+  /**
+   * Renames a file or folder in place; open tabs follow, and the links that
+   * pointed at it are offered for update. The extension stays unless
+   * another kind of file was clearly typed (then asked: lib/rename.ts).
+   */
+  async renamePath(path: string, typed: string): Promise<boolean> {
     const dir = !!this.workspace.node(path)?.dir;
+    const plan = planRename(baseName(path), typed, dir);
+    if (plan.kind === 'none') return false;
+    let name = plan.kind === 'rename' ? plan.name : '';
+    if (plan.kind === 'ask') {
+      const { keep, other, keepExt, otherExt } = plan;
+      const note = isMarkdown(keep);
+      const v = await this.confirm.ask({
+        title: () => m.notes_ln_rename_ext_title({ name: baseName(path), ext: otherExt }),
+        message: () => (note ? m.notes_ln_rename_ext_note({ other, keep }) : m.notes_ln_rename_ext_file({ other, keep })),
+        buttons: [
+          { label: () => m.notes_ln_rename_ext_keep({ ext: keepExt }), value: 'keep', kind: 'primary' },
+          { label: () => m.notes_ln_rename_ext_use({ ext: otherExt }), value: 'use' },
+          { label: m.common_cancel, value: 'cancel' },
+        ],
+      });
+      if (v !== 'keep' && v !== 'use') return false;
+      name = v === 'keep' ? keep : other;
+    }
     const done = await this.workspace.rename(path, name);
     if (done) {
       this.editor.renamed(path, done);
       void this.notes.afterRename(path, done, dir);
     }
     return !!done;
+  }
+
+  /** Starts renaming path in the tree (a tab's double-click, F2 in the editor): the notes panel shows it, the name selected. */
+  startRename(path: string): void {
+    if (!this.workspace.info) return;
+    if (!this.ui.notesOpen) this.ui.toggleNotes();
+    this.notes.hideSearch();
+    this.workspace.requestRename(path);
   }
 
   /** Renames or moves a file or folder; open tabs follow. */

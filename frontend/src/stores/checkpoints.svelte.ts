@@ -274,7 +274,9 @@ export class CheckpointsStore {
   }
 }
 
-/** The words for an agent's refused file request (event fs:refused): outside the folder is always refused. */
+/** The words for an agent's refused file request (event fs:refused): outside the folder is always refused; in a read-only mode every write is. */
 export function fsRefusedMessage(p: FSRefusedPayload): string {
-  return p.outside ? m.editor_fs_refused_outside({ path: p.path }) : m.editor_fs_refused({ path: p.path, reason: p.reason });
+  if (p.outside) return m.editor_fs_refused_outside({ path: p.path });
+  if (p.readOnlyMode) return m.editor_fs_refused_read_only({ path: p.path, mode: p.readOnlyMode });
+  return m.editor_fs_refused({ path: p.path, reason: p.reason });
 }

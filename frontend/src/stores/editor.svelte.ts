@@ -34,9 +34,9 @@ import type { ToastStore } from './toasts.svelte';
 const AUTOSAVE_KEY = 'mnote.autosave';
 const VIEW_KEY = 'mnote.editor.view';
 
-/** What a tab shows: the editor, the editor and its preview side by side, or the preview. */
-export type ViewMode = 'edit' | 'split' | 'preview';
-const VIEW_MODES: readonly ViewMode[] = ['edit', 'split', 'preview'];
+/** What a tab shows: the editor's source, its live preview (the default), the source and its preview side by side, or the preview. */
+export type ViewMode = 'edit' | 'live' | 'split' | 'preview';
+const VIEW_MODES: readonly ViewMode[] = ['edit', 'live', 'split', 'preview'];
 
 /** The editor's text: a string, or anything that turns into one (CodeMirror's Text). */
 export type TextSource = string | { toString(): string };
@@ -47,6 +47,13 @@ export interface Selection {
   /** 1-based, inclusive. */
   fromLine: number;
   toLine: number;
+}
+
+/** Unsaved lines an agent's write removed (BufferEvent.dropped) and the texts before the write. */
+export interface Dropped {
+  lines: string[];
+  previous: string;
+  previousDisk: string;
 }
 
 /** What "Show diff" shows: two texts (a conflict held here) or Go's unified diff. */
@@ -60,6 +67,12 @@ let tabIds = 0;
 let revealSeq = 0;
 
 /** A line to show: the editor of that tab scrolls there and puts the cursor at its start. */
+export interface Insertion {
+  path: string;
+  text: string;
+  seq: number;
+}
+
 export interface Reveal {
   path: string;
   /** 1-based. */
@@ -87,11 +100,13 @@ export class Tab {
   deleted = $state(false);
   saving = $state(false);
   /** The view chosen for this tab (split shows one at a time when the pane is narrow). */
-  mode: ViewMode = $state('edit');
+  mode: ViewMode = $state('live');
   /** When an agent last wrote the file (ms): the tab flashes. */
   agentWrote = $state(0);
   /** An agent's write was merged into unsaved edits (the bar says so until the tab is saved or replaced). */
   merged = $state(false);
+  /** Unsaved lines an agent's write removed, with the texts before it (the bar offers to put them back). */
+  dropped: Dropped | null = $state.raw(null);
   /** The text Go's buffer holds as far as the tab knows (the base its typed edits are merged from). */
   synced = '';
   /** The last buffer version applied. */
@@ -118,7 +133,7 @@ export class Tab {
 
   /** The preview shows (alone or beside the editor). */
   get preview(): boolean {
-    return this.mode !== 'edit';
+    return this.mode === 'split' || this.mode === 'preview';
   }
 
   get name(): string {
@@ -150,6 +165,8 @@ export class EditorStore {
   diff: DiffShown | null = $state.raw(null);
   /** A line the editor is to show (openAt); cleared by the editor once shown. */
   reveal: Reveal | null = $state.raw(null);
+  /** Text to insert at the cursor of a tab's editor (insertAtCursor); cleared by the editor once inserted. */
+  insertion: Insertion | null = $state.raw(null);
   /** The view new tabs open in: the last one chosen (kept). */
   viewMode: ViewMode = $state(viewPref());
   /** The note pane is too narrow for split (the editor pane says): split shows the editor. */
@@ -222,7 +239,7 @@ export class EditorStore {
     if (tab) tab.mode = mode;
   }
 
-  /** The next view (Ctrl+Shift+V): edit → split → preview → edit; split is skipped while the pane is narrow. */
+  /** The next view (Ctrl+Shift+V): source → live → split → preview → source; split is skipped while the pane is narrow. */
   cycleMode(tab: Tab | undefined = this.active): void {
     if (!tab) return;
     const cur = tab.mode === 'split' && this.narrow ? 'edit' : tab.mode;
@@ -241,8 +258,22 @@ export class EditorStore {
   revealLine(path: string, line: number): void {
     const tab = this.byPath(path);
     if (!tab) return;
-    if (tab.mode === 'preview') tab.mode = 'edit';
+    if (tab.mode === 'preview') tab.mode = 'live';
     this.reveal = { path, line: Math.max(1, Math.floor(line) || 1), seq: ++revealSeq };
+  }
+
+  /** Asks the editor of path's tab to insert text at its cursor (out of the preview); false when no tab shows path. */
+  insertAtCursor(path: string, text: string): boolean {
+    const tab = this.byPath(path);
+    if (!tab) return false;
+    if (tab.mode === 'preview') tab.mode = 'edit';
+    this.insertion = { path, text, seq: ++revealSeq };
+    return true;
+  }
+
+  /** The editor inserted the insertion seq. */
+  inserted(seq: number): void {
+    if (this.insertion?.seq === seq) this.insertion = null;
   }
 
   /** The editor showed the reveal seq. */
@@ -362,6 +393,27 @@ export class EditorStore {
     tab.editSeq++;
     if (!tab.pending) tab.pending = true;
     this.setTimer(this.pushTimers, tab, this.updateDelayMs, () => void this.push(tab));
+    if (this.autosave && !tab.conflict) this.setTimer(this.saveTimers, tab, this.autosaveDelayMs, () => void this.save(tab, true));
+  }
+
+  /** Puts back the unsaved lines an agent's write removed, beside what it wrote (the tab is unsaved until saved). */
+  putBack(tab: Tab): void {
+    const d = tab.dropped;
+    if (tab.closed || !d) return;
+    tab.dropped = null;
+    // Where the person's lines and the agent's touch the same place (both
+    // added at the end), the person's go after the agent's: both stay.
+    const now = tab.text();
+    const text = merge3(d.previousDisk, d.previous, now) ?? (now === '' || now.endsWith('\n') ? now : now + '\n') + d.lines.join('\n');
+    if (text === tab.text()) return;
+    this.clearTimer(this.pushTimers, tab);
+    tab.content = text;
+    tab.draft = null;
+    tab.replaced++;
+    tab.textTick++;
+    tab.pending = true;
+    tab.editSeq++;
+    void this.push(tab);
     if (this.autosave && !tab.conflict) this.setTimer(this.saveTimers, tab, this.autosaveDelayMs, () => void this.save(tab, true));
   }
 
@@ -491,7 +543,12 @@ export class EditorStore {
             tab.merged = (agent && (ev.kind === 'merged' || typed !== st.content)) || (tab.merged && st.dirty);
             if (tab.merged && this.autosave) this.setTimer(this.saveTimers, tab, this.autosaveDelayMs, () => void this.save(tab, true));
           }
-          if (ev.kind === 'written' || ev.kind === 'merged') tab.agentWrote = Date.now();
+          if (ev.kind === 'written' || ev.kind === 'merged') {
+            tab.agentWrote = Date.now();
+            tab.dropped = ev.dropped?.length
+              ? { lines: ev.dropped, previous: ev.previous ?? '', previousDisk: ev.previousDisk ?? '' }
+              : null;
+          }
           if (this.diff?.path === tab.path && !tab.conflict) this.diff = null;
           break;
         }
@@ -566,6 +623,33 @@ export class EditorStore {
     tab.deleted = !!st.deleted;
   }
 
+  /** Keep both: the person's text stays, the disk's version follows it
+   * below a marker line (unsaved: the person joins them and saves). */
+  async keepBoth(tab: Tab): Promise<void> {
+    if (tab.closed || !tab.conflict) return;
+    if (this.diff?.path === tab.path) this.diff = null;
+    const mine = tab.text();
+    let theirs = tab.theirs;
+    if (theirs === null) {
+      try {
+        if (tab.pending) await this.push(tab);
+        const st = await this.client.files.resolve(tab.path, 'theirs');
+        theirs = st.content;
+        tab.version = Math.max(tab.version, st.version);
+        tab.deleted = !!st.deleted;
+      } catch (e) {
+        this.toasts.error(m.editor_resolve_failed({ name: tab.name, error: ApiError.from(e).message }));
+        return;
+      }
+      if (tab.closed) return;
+    }
+    tab.theirs = null;
+    tab.conflict = false;
+    this.replace(tab, `${mine.replace(/\s+$/, '')}\n\n<!-- ${m.editor_cp_keep_both_marker()} -->\n\n${theirs}`);
+    tab.pending = true;
+    await this.push(tab);
+  }
+
   /** Shows the difference between the disk's version and the editor's. */
   async showDiff(tab: Tab): Promise<void> {
     if (tab.theirs !== null) {
@@ -633,5 +717,5 @@ export class EditorStore {
 
 function viewPref(): ViewMode {
   const v = readPref(VIEW_KEY);
-  return VIEW_MODES.find((m) => m === v) ?? 'edit';
+  return VIEW_MODES.find((m) => m === v) ?? 'live';
 }

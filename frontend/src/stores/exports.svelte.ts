@@ -9,6 +9,7 @@ import type { ExportFormat, Exported } from '../api/types';
 import { downloadText } from '../lib/download';
 import { locale, m } from '../lib/i18n.svelte';
 import type { ToastStore } from './toasts.svelte';
+import { writePrefs } from '../lib/writeprefs.svelte';
 
 export type ExportOutcome = 'saved' | 'downloaded' | 'cancelled' | 'failed';
 
@@ -97,6 +98,7 @@ export class ExportStore {
         includeToolIO: this.includeToolIO,
         ...(this.format !== 'jsonl' && this.includeImages ? { images: true } : {}),
         locale: locale(),
+        ...(writePrefs.strictBreaks ? { strictBreaks: true } : {}),
       });
       const outcome = this.deliver(r);
       if (this.sessionId === id && outcome !== 'cancelled' && outcome !== 'failed') this.close();

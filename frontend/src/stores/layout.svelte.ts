@@ -2,8 +2,9 @@
 // chat side (sessions + chat) on the right. The tree is UiStore.notesOpen
 // (Ctrl/Cmd+B, or Ctrl+\); the chat side hides with Ctrl/Cmd+J; the
 // editor's width is dragged on the splitter (or its arrow keys) and kept;
-// the sessions list can be folded into a rail (kept). How the panes share a
-// narrow window: lib/panes.ts.
+// the sessions list can be folded into a rail (kept). Focus mode shows the
+// editor alone (not kept: a new window starts with everything). How the
+// panes share a narrow window: lib/panes.ts.
 
 import { clampTree, TREE_MAX } from '../lib/panes';
 import { readBool, readNumber, writeBool, writePref } from '../lib/prefs';
@@ -14,7 +15,17 @@ const TREE_KEY = 'mnote.treeWidth';
 const SESSIONS_KEY = 'mnote.sessionsFolded';
 
 export const EDITOR_MIN = 320;
-export const CHAT_MIN = 420;
+/** The chat may be narrowed to this (the splitter). */
+export const CHAT_MIN = 360;
+/** The chat's width until the splitter is moved, where the window has room for a wide editor. */
+export const CHAT_DEFAULT = 380;
+/** Until the splitter is moved the editor takes half the room, at least this (room to write). */
+export const EDITOR_ROOMY = 640;
+
+/** The editor's width before the splitter was ever moved, for the room beside the tree and the sessions column (or rail). */
+export function defaultEditorWidth(room: number): number {
+  return Math.round(Math.min(room - CHAT_DEFAULT, Math.max(room / 2, EDITOR_ROOMY)));
+}
 export { TREE_MIN, TREE_MAX } from '../lib/panes';
 
 export class LayoutStore {
@@ -24,6 +35,12 @@ export class LayoutStore {
   treeWidth = $state(readNumber(TREE_KEY, 240));
   /** The user folded the sessions list into its rail (kept until unfolded). */
   sessionsFolded = $state(readBool(SESSIONS_KEY, false));
+  /** Focus mode: the editor alone. */
+  focus = $state(false);
+
+  setFocus(on: boolean): void {
+    this.focus = on;
+  }
 
   setSessionsFolded(folded: boolean): void {
     this.sessionsFolded = folded;

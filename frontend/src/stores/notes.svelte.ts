@@ -1,17 +1,26 @@
 // The notes index in the window: search over the notes (debounced, the
 // answers to older queries dropped), the index's progress (notes:index),
-// the backlinks of the open note (kept current), what a clicked link opens
-// (a missing note is offered for creation), and, after a note is renamed,
-// the offer to update the links that pointed at it (with an Undo).
+// the backlinks of the open note and its unresolved links (kept current),
+// every unresolved link of the folder (while the list shows), whether a
+// link finds a note (at once, from the tree: lib/unresolved.ts), what a
+// clicked link opens (a missing note is offered for creation), and, after
+// a note or attachment is renamed or moved, the offer to update the links
+// that pointed at it (with an Undo).
 
 import { ApiError, type Client } from '../api';
 import type { NoteHeading, NoteHit, NoteLink, NotesIndexStatus, WorkspaceChanged } from '../api/types';
 import { m } from '../lib/i18n.svelte';
 import { isSafeHref } from '../lib/markdown';
-import { dirName, isMarkdown } from '../lib/tree';
+import { baseName, dirName, isMarkdown } from '../lib/tree';
+import { extOf } from '../lib/rename';
+import { readBool, writeBool } from '../lib/prefs';
+import type { Command } from '../lib/commands.svelte';
 import { linkFragment, newNotePath, noteName, relativeLinkPath, wikiParts, type LineLink, type LinkCompletion } from '../lib/links';
+import { linkResolves, NoteNames } from '../lib/unresolved';
 import type { ConfirmStore } from './confirm.svelte';
 import type { ToastStore } from './toasts.svelte';
+
+const UNRESOLVED_OPEN_KEY = 'mnote.unresolvedOpen';
 
 /** The open linking-update offer: "Update N links in M notes?". */
 export interface LinkOffer {
@@ -23,6 +32,9 @@ export interface LinkOffer {
   folder?: boolean;
 }
 
+/** How many matching lines of each note the search lists (its count says how many there are). */
+export const LINES_PER_NOTE = 50;
+
 export interface NotesDeps {
   /** Opens a note (at a 1-based line). */
   open(path: string, line?: number): Promise<boolean>;
@@ -30,6 +42,8 @@ export interface NotesDeps {
   create(path: string): Promise<string | null>;
   /** Opens a web or mailto link outside the app (Ctrl/Cmd+click in the editor). */
   openExternal?(url: string): void;
+  /** The Markdown notes the app knows (the file tree), and a number that changes when they do (reactive). */
+  notePaths?(): { version: number; paths: () => Iterable<string> | null };
 }
 
 export class NotesStore {
@@ -55,6 +69,15 @@ export class NotesStore {
   backlinks: NoteLink[] = $state.raw([]);
   backlinksLoading = $state(false);
 
+  /** The open note's links that find no note (notes.unresolved of backlinksPath). */
+  noteUnresolved: NoteLink[] = $state.raw([]);
+
+  // ---- every unresolved link of the folder (the notes panel's list)
+  /** The list is shown (remembered): kept current while it is. */
+  unresolvedOpen = $state(readBool(UNRESOLVED_OPEN_KEY, false));
+  unresolved: NoteLink[] = $state.raw([]);
+  unresolvedLoading = $state(false);
+
   /** Bumped when notes appear, go or move (links may resolve differently). */
   linksTick = $state(0);
 
@@ -64,6 +87,10 @@ export class NotesStore {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private blSeq = 0;
   private blTimer: ReturnType<typeof setTimeout> | null = null;
+  private urSeq = 0;
+  private urTimer: ReturnType<typeof setTimeout> | null = null;
+  private names: NoteNames | null = null;
+  private namesVersion = -1;
 
   constructor(
     private readonly client: Client,
@@ -140,7 +167,7 @@ export class NotesStore {
     if (!q) return;
     this.searching = true;
     try {
-      const hits = await this.client.notes.search(q, { folder: this.folder || undefined, limit: 200 });
+      const hits = await this.client.notes.search(q, { folder: this.folder || undefined, limit: 200, lines: LINES_PER_NOTE });
       if (n !== this.seq) return;
       this.hits = hits;
       this.answered = q;
@@ -171,10 +198,12 @@ export class NotesStore {
     if (path === this.backlinksPath) return;
     this.backlinksPath = path;
     this.backlinks = [];
+    this.noteUnresolved = [];
     this.refreshBacklinks(0);
   }
 
   refreshBacklinks(ms = 300): void {
+    if (this.unresolvedOpen) this.refreshUnresolved(ms);
     if (this.blTimer) clearTimeout(this.blTimer);
     const path = this.backlinksPath;
     if (!path) {
@@ -186,14 +215,60 @@ export class NotesStore {
     this.blTimer = setTimeout(async () => {
       const n = ++this.blSeq;
       try {
-        const ls = await this.client.notes.backlinks(path);
-        if (n === this.blSeq && this.backlinksPath === path) this.backlinks = ls;
+        const [ls, un] = await Promise.all([this.client.notes.backlinks(path), this.client.notes.unresolved(path).catch(() => [])]);
+        if (n === this.blSeq && this.backlinksPath === path) {
+          this.backlinks = ls;
+          this.noteUnresolved = un;
+        }
       } catch {
-        if (n === this.blSeq) this.backlinks = [];
+        if (n === this.blSeq) {
+          this.backlinks = [];
+          this.noteUnresolved = [];
+        }
       } finally {
         if (n === this.blSeq) this.backlinksLoading = false;
       }
     }, ms);
+  }
+
+  /** Shows (or hides) the folder's unresolved links; shown, they are fetched and kept current. */
+  showUnresolved(open: boolean): void {
+    if (open !== this.unresolvedOpen) writeBool(UNRESOLVED_OPEN_KEY, open);
+    this.unresolvedOpen = open;
+    if (open) this.refreshUnresolved(0);
+  }
+
+  refreshUnresolved(ms = 300): void {
+    if (this.urTimer) clearTimeout(this.urTimer);
+    this.unresolvedLoading = true;
+    this.urTimer = setTimeout(async () => {
+      const n = ++this.urSeq;
+      try {
+        const ls = await this.client.notes.unresolved();
+        if (n === this.urSeq) this.unresolved = ls;
+      } catch {
+        if (n === this.urSeq) this.unresolved = [];
+      } finally {
+        if (n === this.urSeq) this.unresolvedLoading = false;
+      }
+    }, ms);
+  }
+
+  /** The notes the app knows, by name (null until the tree is read). Reactive on the tree. */
+  noteNames(): NoteNames | null {
+    const src = this.deps.notePaths?.();
+    if (!src) return null;
+    if (src.version !== this.namesVersion || !this.names) {
+      const paths = src.paths();
+      this.names = paths ? new NoteNames(paths) : null;
+      this.namesVersion = paths ? src.version : -1;
+    }
+    return this.names;
+  }
+
+  /** Whether a link in the note `from` finds a note, at once (lib/unresolved.ts): null when it is no note link or the notes are not known yet. */
+  linkResolves(from: string, link: LineLink): boolean | null {
+    return linkResolves(this.noteNames(), from, link);
   }
 
   /** A workspace:changed batch: Markdown files changed, so links and backlinks may have. */
@@ -263,9 +338,18 @@ export class NotesStore {
     const r = await this.resolve(from, link);
     if (!r) return false;
     if (r.path) return this.openAtHeading(r.path, r.heading);
-    const path = link.kind === 'wiki' ? newNotePath(from, r.target) : r.target;
+    return this.offerCreate(link.kind === 'wiki' ? newNotePath(from, r.target) : r.target, r.target);
+  }
+
+  /** Creates the note an unresolved link (notes.unresolved) names, after asking, and opens it. */
+  createMissing(l: NoteLink): Promise<boolean> {
+    return this.offerCreate(l.wiki ? newNotePath(l.from, l.target) : l.target, l.target);
+  }
+
+  /** Asks to create the note at path (null: the name target cannot be a note's), creates and opens it. */
+  private async offerCreate(path: string | null, target: string): Promise<boolean> {
     if (!path) {
-      const name = r.target;
+      const name = target;
       this.toasts.error(() => m.notes_bad_name({ name }));
       return false;
     }
@@ -281,6 +365,7 @@ export class NotesStore {
     const made = await this.deps.create(path);
     if (!made) return false;
     this.linksTick++;
+    this.refreshBacklinks(400);
     return this.deps.open(made);
   }
 
@@ -301,7 +386,8 @@ export class NotesStore {
 
   /** After a note (or, dir, a folder) moved from → to: counts the links that pointed at it (into it), and offers to update them. */
   async afterRename(from: string, to: string, dir = false): Promise<void> {
-    if (!dir && (!isMarkdown(from) || !isMarkdown(to))) return;
+    // A note that became another kind of file (or back) has no links to update; an attachment has (![](a.png), ![[a.png]]).
+    if (!dir && (isMarkdown(from) !== isMarkdown(to) || (!isMarkdown(from) && (!extOf(baseName(from)) || !extOf(baseName(to)))))) return;
     try {
       const r = await this.client.notes.updateLinks(from, to, true);
       this.offer = r.links > 0 ? { from, to, links: r.links, notes: r.changed.length, ...(dir ? { folder: true } : {}) } : null;
@@ -396,8 +482,41 @@ export class NotesStore {
     this.query = '';
     this.status = null;
     this.offer = null;
+    this.unresolved = [];
     this.chatFound.clear();
     this.setBacklinksPath(null);
     void this.loadStatus();
   }
+}
+
+/** What the command palette (lib/commands.svelte.ts) offers of renames and links: rename the open note (F2: through the tree, with the link update), show the unresolved links. */
+export function linkCommands(app: {
+  editor: { activePath: string | null };
+  ui: { notesOpen: boolean; toggleNotes(): void };
+  notes: NotesStore;
+  startRename(path: string): void;
+}): Command[] {
+  return [
+    {
+      id: 'notes.rename',
+      group: 'notes',
+      label: m.notes_ln_cmd_rename,
+      keys: ['F2'], // i18n-ignore: key names
+      // Not while typing elsewhere (the tree, a tab and the editor take F2 first).
+      when: (e) => !!app.editor.activePath && !(e?.target as Element | null)?.closest?.('input, textarea, [contenteditable="true"]'),
+      run: () => {
+        if (app.editor.activePath) app.startRename(app.editor.activePath);
+      },
+    },
+    {
+      id: 'notes.unresolved',
+      group: 'notes',
+      label: m.notes_ln_cmd_unresolved,
+      run: () => {
+        if (!app.ui.notesOpen) app.ui.toggleNotes();
+        app.notes.hideSearch();
+        app.notes.showUnresolved(true);
+      },
+    },
+  ];
 }

@@ -73,6 +73,8 @@ export class SessionStore {
   configOptions: ConfigOption[] = $state.raw([]);
   commands: Command[] = $state.raw([]);
   plan: PlanEntry[] = $state.raw([]);
+  /** The turn the plan belongs to (its bar shows in that turn only). */
+  planTurn = $state(0);
   pending: PermissionRequest[] = $state.raw([]);
   /** The agent's questions (elicitations) waiting, oldest first. */
   questions: ElicitationRequest[] = $state.raw([]);
@@ -226,6 +228,7 @@ export class SessionStore {
     this.configOptions = [];
     this.commands = [];
     this.plan = [];
+    this.planTurn = 0;
     this.pending = [];
     this.questions = [];
     this.running = false;
@@ -282,6 +285,7 @@ export class SessionStore {
     const t = snap.thread;
     const model = new Map<string, Entry>();
     const order: string[] = [];
+    let planTurn = 0;
     this.streamingIds.clear();
     // The snapshot's entries are ours (freshly parsed): the model keeps
     // them as they are; cells are made when the list shows an entry.
@@ -290,6 +294,7 @@ export class SessionStore {
       if (!model.has(e.id)) order.push(e.id);
       model.set(e.id, e);
       if (e.streaming) this.streamingIds.add(e.id);
+      if (e.kind === 'plan') planTurn = e.turn;
     }
     this.model = model;
     this.cells = new Map();
@@ -309,6 +314,7 @@ export class SessionStore {
     this.configOptions = Array.isArray(t.configOptions) ? t.configOptions : [];
     this.commands = t.commands ?? [];
     this.plan = t.plan ?? [];
+    this.planTurn = planTurn;
     this.pending = snap.pending ?? [];
     this.questions = snap.questions ?? [];
     this.running = !!snap.running;
@@ -378,7 +384,10 @@ export class SessionStore {
         if (p.currentModelId !== undefined) this.currentModelId = p.currentModelId ?? '';
         if (p.configOptions !== undefined) this.configOptions = Array.isArray(p.configOptions) ? p.configOptions : [];
         if (p.commands !== undefined) this.commands = p.commands ?? [];
-        if (p.plan !== undefined) this.plan = p.plan ?? [];
+        if (p.plan !== undefined) {
+          this.plan = p.plan ?? [];
+          this.planTurn = this.turn;
+        }
         if (p.title !== undefined && p.title) {
           this.title = p.title;
           if (this.summary) this.summary = { ...this.summary, title: p.title };

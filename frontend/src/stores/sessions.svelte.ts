@@ -4,7 +4,7 @@
 import { ApiError, type Client } from '../api';
 import type { AgentSessions, ForkResult, SessionSummary, SessionsChanged, ThreadEvent, TrashedSession } from '../api/types';
 import { SvelteSet } from 'svelte/reactivity';
-import { m } from '../lib/i18n.svelte';
+import { locale, m } from '../lib/i18n.svelte';
 import type { ToastStore } from './toasts.svelte';
 
 const PAGE = 200;
@@ -120,7 +120,7 @@ export class SessionsStore {
   /** Edit and resend turn `turn`'s prompt of a session: a new session
    * (listed first) with the turns before it, `text` its new prompt. */
   async fork(sessionId: string, turn: number, text: string): Promise<ForkResult> {
-    const r = await this.client.sessions.fork(sessionId, turn, text);
+    const r = await this.client.sessions.fork(sessionId, turn, text, locale());
     this.items = [r.session, ...this.items.filter((x) => x.id !== r.session.id)];
     return r;
   }

@@ -6,6 +6,7 @@ import type { Share } from '../api/types';
 import { m } from '../lib/i18n.svelte';
 import { isSyncOffError, type SyncStore } from './sync.svelte';
 import type { ToastStore } from './toasts.svelte';
+import { writePrefs } from '../lib/writeprefs.svelte';
 
 /** The choices of "Expires". */
 export const EXPIRY_DAYS = [0, 1, 7, 30] as const;
@@ -58,6 +59,7 @@ export class ShareStore {
         expiresInDays: this.expiresInDays,
         includeThoughts: this.includeThoughts,
         includeToolIO: this.includeToolIO,
+        ...(writePrefs.strictBreaks ? { strictBreaks: true } : {}),
       });
       if (this.sessionId === id) this.result = share;
       this.sync.added(share);

@@ -195,7 +195,7 @@ export class SyncStore {
   async revoke(share: Share): Promise<boolean> {
     const answer = await this.confirm.ask({
       title: m.share_revoke_title(),
-      message: m.share_revoke_message({ url: share.url }),
+      message: m.share_revoke_message({ url: share.url ?? share.id }),
       buttons: [
         { label: m.common_cancel(), value: 'cancel', kind: 'plain' },
         { label: m.share_revoke_button(), value: 'revoke', kind: 'danger' },

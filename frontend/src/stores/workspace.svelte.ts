@@ -27,6 +27,7 @@ import {
 } from '../lib/tree';
 import { locale, m } from '../lib/i18n.svelte';
 import { readBool, writeBool } from '../lib/prefs';
+import { notePathsOf } from '../lib/unresolved';
 import { SvelteMap } from 'svelte/reactivity';
 import type { ToastStore } from './toasts.svelte';
 
@@ -66,6 +67,8 @@ export class WorkspaceStore {
   readonly open = new Set<string>();
   /** Number of files and folders in the tree (for the header). */
   count = $state(0);
+  /** A rename asked for from elsewhere (a tab, the editor's F2): the tree starts it in place. */
+  renameRequest: { path: string; seq: number } | null = $state.raw(null);
 
   /** The locale the tree's children are sorted for (lib/tree sortTree). */
   private sortedFor = '';
@@ -360,6 +363,17 @@ export class WorkspaceStore {
   }
 
   // ---- tree operations ----------------------------------------------------------------
+
+  /** The Markdown notes of the tree (null until it is read). */
+  notePaths(): string[] | null {
+    return this.root ? notePathsOf(this.root) : null;
+  }
+
+  /** Asks the tree to rename path in place (shown and revealed). */
+  requestRename(path: string): void {
+    this.reveal(path);
+    this.renameRequest = { path, seq: (this.renameRequest?.seq ?? 0) + 1 };
+  }
 
   /** Creates a file (".md" added when the name has no extension) or a folder in dir; returns its path, or null on failure (a toast says why). */
   async create(dir: string, name: string, isDir: boolean): Promise<string | null> {

@@ -1,0 +1,156 @@
+// Lists in the note editor: Enter continues bullets, numbers (renumbered),
+// tasks and quotes, ends the list on an empty item; Backspace removes a bare
+// marker; Tab / Shift+Tab nest and un-nest an item. Driven through the
+// editor's own keymap (the keys a person presses), in Chinese and English.
+import { afterEach, describe, expect, it } from 'vitest';
+import { EditorSelection } from '@codemirror/state';
+import { EditorView, runScopeHandlers } from '@codemirror/view';
+import { makeState } from '../src/lib/cm';
+
+const hooks = { change: () => {}, select: () => {} };
+let view: EditorView | null = null;
+afterEach(() => {
+  view?.destroy();
+  view = null;
+});
+
+/** An editor holding text, the cursor at `|` (removed). */
+function editor(text: string): EditorView {
+  const at = text.indexOf('|');
+  const doc = text.replace('|', '');
+  const parent = document.createElement('div');
+  document.body.append(parent);
+  view = new EditorView({ state: makeState(doc, hooks), parent });
+  view.dispatch({ selection: EditorSelection.cursor(at < 0 ? doc.length : at) });
+  return view;
+}
+
+/** Presses a key as the editor's keymap sees it; false when no binding took it. */
+function press(v: EditorView, key: string, shift = false): boolean {
+  return runScopeHandlers(v, new KeyboardEvent('keydown', { key, shiftKey: shift }), 'editor');
+}
+
+/** The text with the cursor marked `|`. */
+function shown(v: EditorView): string {
+  const s = v.state.doc.toString();
+  const h = v.state.selection.main.head;
+  return s.slice(0, h) + '|' + s.slice(h);
+}
+
+function type(v: EditorView, text: string): void {
+  const h = v.state.selection.main.head;
+  v.dispatch({ changes: { from: h, insert: text }, selection: EditorSelection.cursor(h + text.length), userEvent: 'input.type' });
+}
+
+describe('Enter in a list', () => {
+  it('continues a bullet item in Chinese (it used to start a bare line)', () => {
+    const v = editor('- 一项|');
+    expect(press(v, 'Enter')).toBe(true);
+    expect(shown(v)).toBe('- 一项\n- |');
+    type(v, '二项');
+    press(v, 'Enter');
+    expect(shown(v)).toBe('- 一项\n- 二项\n- |');
+  });
+
+  it('continues numbers and renumbers the items after', () => {
+    const v = editor('1. first|\n2. 第二\n3. third');
+    press(v, 'Enter');
+    expect(shown(v)).toBe('1. first\n2. |\n3. 第二\n4. third');
+  });
+
+  it('continues a task with an empty box, a ticked one too', () => {
+    const v = editor('- [x] 买菜|');
+    press(v, 'Enter');
+    expect(shown(v)).toBe('- [x] 买菜\n- [ ] |');
+  });
+
+  it('continues a quote', () => {
+    const v = editor('> 引用一句|');
+    press(v, 'Enter');
+    expect(shown(v)).toBe('> 引用一句\n> |');
+  });
+
+  it('ends the list on an empty item: the marker goes, also on a two-item list', () => {
+    const v = editor('- 一项\n- |');
+    press(v, 'Enter');
+    expect(shown(v)).toBe('- 一项\n|');
+    const w = editor('- a\n- b\n- [ ] |');
+    press(w, 'Enter');
+    expect(shown(w)).toBe('- a\n- b\n|');
+  });
+
+  it('an empty nested item goes up a level', () => {
+    const v = editor('- a\n  - b\n  - |');
+    press(v, 'Enter');
+    expect(shown(v)).toBe('- a\n  - b\n- |');
+  });
+
+  it('outside lists Enter is a plain line break', () => {
+    const v = editor('一段话|');
+    expect(press(v, 'Enter')).toBe(true); // the default keymap's insertNewlineAndIndent
+    expect(shown(v)).toBe('一段话\n|');
+  });
+});
+
+describe('Backspace at a bare marker', () => {
+  it('removes the marker of a first item', () => {
+    const v = editor('- |');
+    expect(press(v, 'Backspace')).toBe(true);
+    expect(shown(v)).toBe('|');
+  });
+
+  it('turns a later item into the text of the one before, then removes the indent', () => {
+    const v = editor('- 一项\n- |');
+    press(v, 'Backspace');
+    expect(shown(v)).toBe('- 一项\n  |');
+    press(v, 'Backspace');
+    expect(shown(v)).toBe('- 一项\n|');
+  });
+
+  it('removes a quote mark', () => {
+    const v = editor('> |');
+    press(v, 'Backspace');
+    expect(shown(v)).toBe('|');
+  });
+});
+
+describe('Tab and Shift+Tab', () => {
+  it('nest a bullet under the item before, with its children, and back', () => {
+    const v = editor('- 一\n- 二|\n  - 三\n- 四');
+    expect(press(v, 'Tab')).toBe(true);
+    expect(shown(v)).toBe('- 一\n  - 二|\n    - 三\n- 四');
+    expect(press(v, 'Tab', true)).toBe(true);
+    expect(shown(v)).toBe('- 一\n- 二|\n  - 三\n- 四');
+  });
+
+  it('nest a numbered item at its text column, renumbering both lists', () => {
+    const v = editor('1. a\n2. b|\n3. c');
+    press(v, 'Tab');
+    expect(shown(v)).toBe('1. a\n   1. b|\n2. c');
+    press(v, 'Tab', true);
+    expect(shown(v)).toBe('1. a\n2. b|\n3. c');
+  });
+
+  it('nest a task', () => {
+    const v = editor('- [ ] 任务一\n- [ ] 任务二|');
+    press(v, 'Tab');
+    expect(shown(v)).toBe('- [ ] 任务一\n  - [ ] 任务二|');
+  });
+
+  it('the first item stays (Tab kept in the note); outside a list Tab is not taken', () => {
+    const v = editor('- 一|');
+    expect(press(v, 'Tab')).toBe(true);
+    expect(shown(v)).toBe('- 一|');
+    const w = editor('正文|');
+    expect(press(w, 'Tab')).toBe(false);
+  });
+
+  it('are undone in one step', async () => {
+    const { undo } = await import('@codemirror/commands');
+    const v = editor('1. a\n2. b|\n3. c');
+    press(v, 'Tab');
+    expect(v.state.doc.toString()).toBe('1. a\n   1. b\n2. c');
+    undo(v);
+    expect(v.state.doc.toString()).toBe('1. a\n2. b\n3. c');
+  });
+});

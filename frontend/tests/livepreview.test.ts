@@ -1,0 +1,167 @@
+// Live preview in the note editor: markup hidden off the cursor's lines,
+// shown on it; task boxes tick (undoably); links follow on a plain click and
+// a wikilink no note answers is marked; tables render while the cursor is
+// outside them; switching to source shows the text as typed.
+import { afterEach, describe, expect, it } from 'vitest';
+import { undo } from '@codemirror/commands';
+import { forceParsing } from '@codemirror/language';
+import { EditorSelection } from '@codemirror/state';
+import { EditorView } from '@codemirror/view';
+import { isLive, makeState, setLive, type EditorHooks } from '../src/lib/cm';
+import type { LineLink } from '../src/lib/links';
+
+let view: EditorView | null = null;
+afterEach(() => {
+  view?.destroy();
+  view = null;
+  document.body.innerHTML = '';
+});
+
+const NOTE = [
+  '# 缓存设计', // 1
+  '', // 2
+  '命中率 **很高**，*斜体* ~~删除~~ 与 `code` 。', // 3
+  '见 [[实验记录]] 和 [[缓存设计|本文]] 以及 [官网](https://example.com)。', // 4
+  '- [ ] 买菜', // 5
+  '- [x] 做饭', // 6
+  '- 普通一项', // 7
+  '', // 8
+  '| 名称 | 值 |', // 9
+  '| --- | --- |', // 10
+  '| 甲 | 1 |', // 11
+  '', // 12
+  '> [!warning] 小心', // 13
+  '> 引用内容', // 14
+  '', // 15
+  '---', // 16
+  '', // 17
+  '```go', // 18
+  'func main() {}', // 19
+  '```', // 20
+  '', // 21
+  '![点](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==)', // 22
+  '末行', // 23
+].join('\n');
+
+function editor(doc: string, hooks: Partial<EditorHooks> = {}, live = true): EditorView {
+  const parent = document.createElement('div');
+  document.body.append(parent);
+  const all: EditorHooks = { change: () => {}, select: () => {}, ...hooks };
+  view = new EditorView({ state: makeState(doc, all, live), parent });
+  forceParsing(view, doc.length, 10_000); // the whole note parsed, however loaded the machine
+  // The cursor on the last line: every other line shows rendered.
+  view.dispatch({ selection: EditorSelection.cursor(doc.length) });
+  return view;
+}
+
+/** The text a line shows (1-based). */
+function lineText(v: EditorView, n: number): string {
+  const dom = v.domAtPos(v.state.doc.line(n).from + (v.state.doc.line(n).length ? 1 : 0)).node;
+  const el = (dom.nodeType === 1 ? dom : dom.parentElement) as HTMLElement;
+  return (el.closest('.cm-line') as HTMLElement).textContent ?? '';
+}
+
+function lineEl(v: EditorView, n: number): HTMLElement {
+  const dom = v.domAtPos(v.state.doc.line(n).from).node;
+  const el = (dom.nodeType === 1 ? dom : dom.parentElement) as HTMLElement;
+  return el.closest('.cm-line') as HTMLElement;
+}
+
+function mousedown(el: Element): void {
+  el.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, cancelable: true, button: 0 }));
+}
+
+describe('live preview', () => {
+  it('hides the markup off the cursor line and shows it on it', () => {
+    const v = editor(NOTE);
+    expect(lineEl(v, 1).classList.contains('cm-lp-h1')).toBe(true);
+    expect(lineText(v, 1)).toBe('缓存设计');
+    expect(lineText(v, 3)).toBe('命中率 很高，斜体 删除 与 code 。');
+    expect(v.contentDOM.querySelector('.cm-lp-icode')?.textContent).toBe('code');
+    expect(lineText(v, 4)).toBe('见 实验记录 和 本文 以及 官网。');
+    // The cursor on the heading: its # shows.
+    v.dispatch({ selection: EditorSelection.cursor(2) });
+    expect(lineText(v, 1)).toBe('# 缓存设计');
+    expect(lineText(v, 3)).toBe('命中率 很高，斜体 删除 与 code 。');
+  });
+
+  it('in source mode the text is as typed, and back', () => {
+    const v = editor(NOTE);
+    setLive(v, false);
+    expect(isLive(v.state)).toBe(false);
+    expect(lineText(v, 1)).toBe('# 缓存设计');
+    expect(v.contentDOM.querySelector('.cm-lp-task')).toBeNull();
+    setLive(v, true);
+    expect(lineText(v, 1)).toBe('缓存设计');
+  });
+
+  it('task boxes are checkboxes; a click ticks the line as an undoable edit', () => {
+    const v = editor(NOTE);
+    const boxes = [...v.contentDOM.querySelectorAll<HTMLInputElement>('input.cm-lp-task')];
+    expect(boxes.map((b) => b.checked)).toEqual([false, true]);
+    expect(lineText(v, 5)).toBe(' 买菜');
+    expect(lineText(v, 7)).toBe('• 普通一项');
+    mousedown(boxes[0]);
+    expect(v.state.doc.line(5).text).toBe('- [x] 买菜');
+    expect([...v.contentDOM.querySelectorAll<HTMLInputElement>('input.cm-lp-task')].map((b) => b.checked)).toEqual([true, true]);
+    undo(v);
+    expect(v.state.doc.line(5).text).toBe('- [ ] 买菜');
+  });
+
+  it('a plain click on a link follows it; a wikilink no note answers is marked', () => {
+    const opened: LineLink[] = [];
+    const v = editor(NOTE, {
+      openLink: (l) => opened.push(l),
+      resolveLink: (l) => (l.kind === 'wiki' ? l.target === '缓存设计' : null),
+    });
+    const links = [...v.contentDOM.querySelectorAll('.cm-lp-link')];
+    expect(links.map((l) => l.textContent)).toEqual(['实验记录', '本文', '官网']);
+    mousedown(links[0]);
+    mousedown(links[2]);
+    expect(opened).toMatchObject([
+      { kind: 'wiki', target: '实验记录' },
+      { kind: 'md', href: 'https://example.com' },
+    ]);
+    // The one no note answers is marked (cmlinks.ts), around what shows of it.
+    expect([...v.contentDOM.querySelectorAll('.cm-link-unresolved')].map((e) => e.textContent)).toEqual(['实验记录']);
+  });
+
+  it('a table renders while the cursor is outside it; inside, its source shows', () => {
+    const v = editor(NOTE);
+    const table = v.dom.querySelector('.cm-lp-table table');
+    expect(table?.querySelectorAll('th').length).toBe(2);
+    expect(table?.textContent).toContain('甲');
+    v.dispatch({ selection: EditorSelection.cursor(v.state.doc.line(11).from + 2) });
+    expect(v.dom.querySelector('.cm-lp-table')).toBeNull();
+    expect(lineText(v, 9)).toBe('| 名称 | 值 |');
+  });
+
+  it('callouts, rules, code blocks and images are drawn', () => {
+    const v = editor(NOTE);
+    expect(lineEl(v, 13).className).toContain('cm-lp-callout-warning');
+    expect(lineText(v, 13)).toBe('小心');
+    expect(lineText(v, 14)).toBe('引用内容');
+    expect(lineEl(v, 16).classList.contains('cm-lp-hr')).toBe(true);
+    expect(lineText(v, 16)).toBe('');
+    expect(lineEl(v, 19).classList.contains('cm-lp-code')).toBe(true);
+    expect(lineEl(v, 19).querySelector('.hljs-keyword')?.textContent).toBe('func');
+    expect(lineText(v, 18)).toBe('go');
+    const img = v.contentDOM.querySelector<HTMLImageElement>('img.cm-lp-img');
+    expect(img?.alt).toBe('点');
+    expect(img?.src.startsWith('data:image/png;base64,')).toBe(true);
+  });
+
+  it('an image of the notes folder loads through the app (imageURL, relative to the note)', async () => {
+    const asked: string[] = [];
+    const v = editor('![图](../附件/图.png)\n末', { imageURL: async (href) => (asked.push(href), 'data:image/png;base64,AAAA') });
+    expect(asked).toEqual(['../附件/图.png']);
+    await Promise.resolve();
+    expect(v.contentDOM.querySelector<HTMLImageElement>('img.cm-lp-img')?.getAttribute('src')).toBe('data:image/png;base64,AAAA');
+  });
+
+  it('images from elsewhere are not loaded (the preview pane rule)', () => {
+    const v = editor('![外链](http://evil.example/x.png)\n末');
+    expect(v.contentDOM.querySelector('img.cm-lp-img')).toBeNull();
+    expect(v.contentDOM.querySelector('.cm-lp-img-missing')?.textContent).toContain('外链');
+  });
+});

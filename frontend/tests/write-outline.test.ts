@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { EditorState } from '@codemirror/state';
+import { markdownLanguage } from '@codemirror/lang-markdown';
+import { headingsOf, sectionAt } from '../src/lib/outline';
+import { localImageSrc, renderMarkdown, sanitize } from '../src/lib/markdown';
+
+describe('outline', () => {
+  it('lists the headings in order, not those in front matter, code or quotes', () => {
+    const doc = ['---', 'title: 周报', '---', '# 缓存设计 #', '正文', '', '## 命中率', '```', '# 不是标题', '```', '> # 引用里的', '', '实验记录', '--------', '### 三级'].join('\n');
+    const state = EditorState.create({ doc, extensions: [markdownLanguage] });
+    const hs = headingsOf(state);
+    expect(hs.map((h) => [h.level, h.text, h.line])).toEqual([
+      [1, '缓存设计', 4],
+      [2, '命中率', 7],
+      [2, '实验记录', 13],
+      [3, '三级', 15],
+    ]);
+    expect(sectionAt(hs, 0)).toBe(-1);
+    expect(sectionAt(hs, hs[1].from)).toBe(1);
+    expect(sectionAt(hs, hs[1].from + 3)).toBe(1);
+    expect(sectionAt(hs, state.doc.length)).toBe(3);
+  });
+});
+
+describe('images of the notes folder in the preview', () => {
+  it('renders a relative image as one to load (data-src as written), other images as before', () => {
+    const d = document.createElement('div');
+    d.innerHTML = renderMarkdown('![图](../attachments/Pasted%20image%2020261207-131500.png) ![x](https://evil.example/a.png) ![y](/etc/passwd)');
+    const imgs = [...d.querySelectorAll('img')];
+    expect(imgs.length).toBe(2); // /etc/passwd: the page's own origin, as before (nothing of the disk)
+    expect(imgs[1].getAttribute('src')).toBe(new URL('/etc/passwd', location.href).href);
+    expect(imgs[0].getAttribute('src')).toBe(null);
+    expect(localImageSrc(imgs[0])).toBe('../attachments/Pasted%20image%2020261207-131500.png');
+    expect(imgs[0].getAttribute('alt')).toBe('图');
+    // data-src only on the renderer's own images.
+    const s = document.createElement('div');
+    s.innerHTML = sanitize('<a data-src="x.png">a</a><img data-src="javascript:alert(1)"><img class="md-local" data-src="https://x.example/a.png">');
+    expect(s.querySelectorAll('[data-src]').length).toBe(0);
+  });
+});
