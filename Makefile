@@ -65,26 +65,63 @@ run:
 	./$(BIN)/mnote
 
 test:
-	@mkdir -p $(dir $(TIMINGS)) && : >$(TIMINGS)
-	@export TIMINGS=$(TIMINGS) MNOTE_REQUIRE_ALL=1; rc=0; \
+	@mkdir -p $(dir $(TIMINGS)) && : >$(TIMINGS) && rm -rf $(REPORTS) && mkdir -p $(REPORTS)
+	@export TIMINGS=$(TIMINGS) TEST_REPORTS=$(CURDIR)/$(REPORTS) MNOTE_REQUIRE_ALL=1; rc=0; agents=; \
 	if $(TIMED) deps     $(MAKE) deps && \
+	   { $(TIMED) agents scripts/agents.sh >$(REPORTS)/agents.log 2>&1 & agents=$$!; } && \
 	   $(TIMED) ui-build scripts/frontend.sh build && \
 	   $(TIMED) gofmt    scripts/check-gofmt.sh && \
-	   $(TIMED) vet      $(GO) vet -tags $(TAGS) ./... && \
-	   $(TIMED) vet-app  $(GO) vet -tags $(APP_TAGS) . ./desktop && \
-	   $(TIMED) go-test  env MNOTE_E2E_AGENTS=0 MNOTE_REQUIRE_POSTGRES=1 $(GO) test -tags $(TAGS) -count=1 -timeout 8m ./... && \
-	   $(TIMED) agents   scripts/agents.sh && \
-	   $(TIMED) e2e-agents env MNOTE_E2E_AGENTS=1 $(GO) test -tags $(TAGS) -count=1 -timeout 6m ./e2e/agents/ && \
+	   $(TIMED) vet-app  $(MAKE) vet-app && \
+	   $(TIMED) go-test  $(MAKE) go-test && \
+	   { wait $$agents; r=$$?; agents=; cat $(REPORTS)/agents.log; ((r == 0)); } && \
+	   $(TIMED) e2e-agents $(MAKE) e2e-agents && \
 	   $(TIMED) build    $(MAKE) build && \
 	   $(TIMED) size     $(MAKE) check-size && \
 	   $(TIMED) window   e2e/window/run.sh && \
 	   $(TIMED) win-chat e2e/window/chat.sh && \
+	   $(TIMED) win-lost e2e/window/lostword.sh && \
 	   $(TIMED) web-e2e  e2e/web/run.sh && \
 	   $(TIMED) frontend $(MAKE) test-frontend; \
 	then :; else rc=$$?; fi; \
+	[[ -z $$agents ]] || wait $$agents || :; \
 	printf '\n== timings ==\n'; cat $(TIMINGS); \
+	if [[ -x $(TESTREPORT) ]]; then printf '\n== slowest tests ==\n'; $(TESTREPORT) slowest $(REPORTS) || :; fi; \
 	if ((rc == 0)); then echo 'make test: all passed'; else echo 'make test: FAILED' >&2; fi; \
 	exit $$rc
+
+# make test's steps and where they keep their results: the agents' install
+# runs beside the steps up to go-test (it waits on the network, they on the
+# CPU; its output is shown when it is joined), and each suite writes a
+# report into $(REPORTS) for the list of the slowest tests at the end
+# (scripts/testreport).
+REPORTS    := .cache/test-reports
+TESTREPORT := .cache/bin/testreport
+
+$(TESTREPORT): $(filter-out %_test.go,$(wildcard scripts/testreport/*.go))
+	$(GO) build -o $@ ./scripts/testreport
+
+# Every Go test, and go vet: -vet=all runs every check of `go vet` on every
+# package and its test files, in the build of the tests (a package without
+# tests is vetted too). go test's output reads as without -json; the JSON
+# goes to $(REPORTS).
+.PHONY: go-test e2e-agents
+go-test: $(TESTREPORT)
+	@mkdir -p $(REPORTS)
+	env MNOTE_E2E_AGENTS=0 MNOTE_REQUIRE_POSTGRES=1 $(GO) test -json -vet=all -tags $(TAGS) -count=1 -timeout 8m ./... | $(TESTREPORT) go $(REPORTS)/go-test.gotest.json
+
+# The published agents driven offline (scripts/agents.sh installs them);
+# go-test has vetted the package.
+e2e-agents: $(TESTREPORT)
+	@mkdir -p $(REPORTS)
+	env MNOTE_E2E_AGENTS=1 $(GO) test -json -vet=off -tags $(TAGS) -count=1 -timeout 6m ./e2e/agents/ | $(TESTREPORT) go $(REPORTS)/e2e-agents.gotest.json
+
+# The window's packages, vetted with the WebKitGTK tag. Its own target so that
+# $(APP_TAGS) is expanded when this recipe starts: inside `make test`, whose one
+# recipe make expands before its first line (`make deps`) runs, the tag would be
+# asked before deps installed WebKitGTK (a fresh machine then vets against 4.0).
+.PHONY: vet-app
+vet-app:
+	$(GO) vet -tags $(APP_TAGS) . ./desktop
 
 # Type-checks the UI and runs its vitest suite.
 test-frontend:
@@ -99,7 +136,7 @@ bench: build
 	done
 
 clean:
-	rm -rf $(BIN) $(DIST) e2e/window/out bench/out $(TIMINGS)
+	rm -rf $(BIN) $(DIST) e2e/window/out bench/out $(TIMINGS) $(REPORTS) $(TESTREPORT)
 
 # dist/: mnote_*.deb and mnote-*.rpm (nfpm, one configuration: build/package)
 # and a portable mnote-*.tar.gz with install.sh for ~/.local. Depends follow

@@ -16,6 +16,11 @@
 //     already there.
 //   - `make deps build` (one make run, on a machine that lacked WebKitGTK)
 //     builds the app with the tag of the WebKitGTK that deps just installed.
+//   - `make test` vets the window's packages with that tag too, and every
+//     package, test files included, with all of go vet's checks in go test
+//     (-vet=all); it ends with the slowest tests of the suites that ran,
+//     which scripts/testreport (package main, tested on its own) reads from
+//     their reports, and shows go test's output as plain go test does.
 //   - install.sh installs the command line (bin/mnote) and the window
 //     (lib/mnote/mnote-app, where mnote looks for it) and keeps the .desktop
 //     entry's field codes (Exec=/abs/mnote %f).

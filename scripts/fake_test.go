@@ -20,6 +20,7 @@ import (
 //	pc/NAME     pkg-config module NAME exists (installing its -dev package makes it)
 //	apt.log     one line per apt-get call: its arguments
 //	go.log      one line per go call: its arguments
+//	gotest.json what go test prints (go test -json's lines)
 var fakeTools = map[string]string{
 	"dpkg-query": `# dpkg-query -W -f='${Status}' PKG
 grep -qxF -- "${!#}" "$FAKE_STATE/installed" 2>/dev/null || exit 1
@@ -49,9 +50,13 @@ esac`,
 	"pkg-config": `[[ $1 == --exists ]] || exit 2
 shift
 for m in "$@"; do [[ -e $FAKE_STATE/pc/$m ]] || exit 1; done`,
-	"go":   `echo "$*" >>"$FAKE_STATE/go.log"`,
-	"node": `exit 0`,
-	"npm":  `[[ $1 == ci ]] && mkdir -p node_modules; exit 0`,
+	// go test prints $FAKE_STATE/gotest.json, when there is one.
+	"go": `echo "$*" >>"$FAKE_STATE/go.log"
+[[ $1 == test && -f $FAKE_STATE/gotest.json ]] && cat "$FAKE_STATE/gotest.json"
+exit 0`,
+	"node":  `exit 0`,
+	"npm":   `[[ $1 == ci ]] && mkdir -p node_modules; exit 0`,
+	"gofmt": `exit 0`,
 }
 
 // fakeEnv is a machine for the scripts: its state folder and the environment

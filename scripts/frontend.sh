@@ -24,6 +24,15 @@ build)
 	# it back): 1.6 MB becomes about 0.5 MB. -n: the same bytes every build.
 	find dist -type f ! -name .gitkeep ! -name '*.gz' -exec gzip -9 -n -f {} +
 	;;
-test) npm run --silent check && npm test ;;
+test)
+	npm run --silent check
+	# `make test` keeps each suite's results in $TEST_REPORTS (for its list of
+	# the slowest tests).
+	if [[ -n ${TEST_REPORTS:-} ]]; then
+		npm test -- --reporter=default --reporter=json --outputFile.json="$TEST_REPORTS/frontend.vitest.json"
+	else
+		npm test
+	fi
+	;;
 *) echo "usage: frontend.sh build|test" >&2; exit 2 ;;
 esac

@@ -4,7 +4,7 @@
 // disk holds the agent's edit until the person saves), the conflict bar
 // when they touch the same lines (Keep mine keeps it).
 import { expect, openApp, pickTestAgent, sendSteps, test, thread, waitTurnEnd } from './fixtures';
-import { editorText, openNote, readNote, typeAtEnd, writeNote } from './workspace-helpers';
+import { editorText, openNote, readNote, showSource, typeAtEnd, writeNote } from './workspace-helpers';
 
 async function autosaveOff(page: import('@playwright/test').Page): Promise<void> {
   const box = page.locator('.pane .status .auto input[type="checkbox"]');
@@ -17,6 +17,7 @@ test('typed, unsaved text survives an agent writing the note (merged; saving wri
   await openApp(page, serve);
   await pickTestAgent(page);
   await openNote(page, 'plan.md');
+  await showSource(page);
   await autosaveOff(page);
   await typeAtEnd(page, 'my unsaved line');
   await expect(page.getByTestId('save-state')).toHaveText('Unsaved');

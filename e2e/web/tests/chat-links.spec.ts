@@ -21,6 +21,8 @@ test('a wikilink in an answer opens the note at its heading', async ({ page, ser
   const missing = answer.locator('a.md-wikilink', { hasText: '没有这篇' });
   const rel = answer.locator('a.md-notelink', { hasText: '全文' });
   await expect(missing).toHaveClass(/unresolved/);
+  await expect(missing).toHaveAttribute('title', 'No such note — click to create');
+  await expect(missing).toHaveCSS('text-decoration-style', 'dashed');
   await expect(link).not.toHaveClass(/unresolved/);
   await expect(rel).not.toHaveClass(/unresolved/);
   for (const a of [link, missing, rel]) await expect(a).not.toHaveAttribute('href', /.*/);
@@ -33,7 +35,7 @@ test('a wikilink in an answer opens the note at its heading', async ({ page, ser
 
   // The relative link opens the note too (another note first).
   await page.keyboard.press('Control+p');
-  await page.getByRole('dialog', { name: 'Open a note' }).getByRole('combobox').fill('other');
+  await page.getByRole('dialog', { name: 'Quick Open' }).getByRole('combobox').fill('other');
   await page.keyboard.press('Enter');
   await expect(tab(page, 'other.md')).toHaveAttribute('aria-selected', 'true');
   await rel.click();

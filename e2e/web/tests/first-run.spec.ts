@@ -66,7 +66,8 @@ test('Starting… shows the time and Cancel stops the agent at once', async ({ p
   await starting.getByRole('button', { name: 'Cancel' }).click();
   await expect(starting).toBeHidden({ timeout: 2_000 });
   await expect.poll(() => serve.call<unknown[]>('agents.running')).toEqual([]);
-  expect(await serve.call<unknown[]>('sessions.list')).toEqual([]);
+  // The agent stops before the new session is removed (app/live.go: releaseBound, then discardNew).
+  await expect.poll(() => serve.call<unknown[]>('sessions.list')).toEqual([]);
   await expect(page.getByRole('dialog', { name: 'Agents' })).toBeHidden();
 });
 

@@ -69,7 +69,7 @@ test('search: finds a word of an answer, highlights it, and opens the session', 
   await expect(box).toBeFocused();
   await page.keyboard.type('quokka');
   const results = page.getByTestId('search-results');
-  const hits = results.getByRole('listitem');
+  const hits = results.getByRole('option');
   await expect(hits).toHaveCount(1);
   await expect(hits.locator('mark')).toHaveText(['quokka']);
   // Highlighted: the mark has a background of its own, the rest of the snippet none.

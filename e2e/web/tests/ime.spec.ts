@@ -14,56 +14,9 @@
 // true: the flag alone must be enough). Input.insertText commits (the
 // compositionend event). A log in the page proves the keys reached it
 // while composing, so a test cannot pass because nothing was pressed.
-import type { CDPSession } from '@playwright/test';
 import { composer, expect, openApp, pickTestAgent, sendSteps, test, thread, waitTurnEnd, type Page, type Serve } from './fixtures';
-import { editorText, openNote, readNote, tab, treeRow, writeNote } from './workspace-helpers';
-
-const CODE: Record<string, string> = { Enter: 'Enter', Escape: 'Escape', Tab: 'Tab', ' ': 'Space', ArrowDown: 'ArrowDown', ArrowUp: 'ArrowUp' };
-
-/** A composition of the focused field's, driven as an IME drives it. */
-class Ime {
-  private constructor(
-    private readonly page: Page,
-    private readonly cdp: CDPSession,
-  ) {}
-
-  /** Starts logging, in the page, the keydowns that arrive while composing. */
-  static async attach(page: Page): Promise<Ime> {
-    await page.addInitScript(() => {
-      const w = window as unknown as { __imeKeys: string[] };
-      w.__imeKeys = [];
-      window.addEventListener('keydown', (e) => e.isComposing && w.__imeKeys.push(`${e.key}/${e.keyCode}`), true);
-    });
-    return new Ime(page, await page.context().newCDPSession(page));
-  }
-
-  /** The composition shows `text` (pinyin, or the candidate an inline IME shows), the caret at its end. */
-  async compose(text: string): Promise<void> {
-    await this.cdp.send('Input.imeSetComposition', { text, selectionStart: text.length, selectionEnd: text.length });
-  }
-
-  /** Keys as the IME passes them on: keyCode 229. */
-  async keys(...keys: string[]): Promise<void> {
-    for (const key of keys) {
-      for (const type of ['keyDown', 'keyUp'] as const) {
-        await this.cdp.send('Input.dispatchKeyEvent', { type, key, code: CODE[key], windowsVirtualKeyCode: 229, nativeVirtualKeyCode: 229 });
-      }
-    }
-  }
-
-  /** Commits the composition (compositionend) with the chosen text. */
-  async commit(text: string): Promise<void> {
-    await this.cdp.send('Input.insertText', { text });
-  }
-
-  /** The composing keydowns the page saw since the last call. */
-  async seen(): Promise<string[]> {
-    return this.page.evaluate(() => {
-      const w = window as unknown as { __imeKeys: string[] };
-      return w.__imeKeys.splice(0);
-    });
-  }
-}
+import { Ime } from './ime-helpers';
+import { editorText, openNote, readNote, showSource, tab, treeRow, writeNote } from './workspace-helpers';
 
 const userMessages = (page: Page) => thread(page).getByTestId('user-message');
 const answers = (page: Page) => thread(page).getByTestId('assistant-message');
@@ -206,7 +159,7 @@ test('notes: a Chinese file name in the tree, Quick Open and note search; IME ke
 
   // Quick Open: the IME's Enter opens nothing, its Esc does not close the dialog.
   await page.keyboard.press('Control+p');
-  const dialog = page.getByRole('dialog', { name: 'Open a note' });
+  const dialog = page.getByRole('dialog', { name: 'Quick Open' });
   await expect(dialog).toBeVisible();
   await dialog.getByRole('combobox').click();
   await ime.compose('会议');
@@ -276,6 +229,7 @@ test('the editor: the IME Enter does not accept the [[ completion; the committed
   await openApp(page, serve);
   await indexed(serve, '会议记录');
   await openNote(page, 'home.md');
+  await showSource(page);
   await editorText(page).click();
   await page.keyboard.press('Control+End');
   await page.keyboard.type('见 [[');

@@ -5,15 +5,8 @@
 // rename that offers to update the links pointing at the note (+ Undo).
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { expect, openApp, OUT, test, type Page, type Serve } from './fixtures';
-import { editorText, openNote, readNote, tab, treeRow, typeAtEnd, writeNote } from './workspace-helpers';
-
-/** Waits until the notes index finds query (the watcher brought the files written after serve started). */
-async function indexed(serve: Serve, query: string, count = 1): Promise<void> {
-  await expect
-    .poll(async () => (await serve.call<unknown[]>('notes.search', { query })).length, { timeout: 15_000 })
-    .toBe(count);
-}
+import { expect, openApp, OUT, test, type Page } from './fixtures';
+import { editorText, indexed, openNote, readNote, showSource, tab, treeRow, typeAtEnd, writeNote } from './workspace-helpers';
 
 /** Where the screenshots go (out/ by default; MNOTE_E2E_SHOTS: elsewhere, e.g. to keep them from another run's cleanup). */
 const SHOTS = process.env.MNOTE_E2E_SHOTS || OUT;
@@ -58,7 +51,7 @@ test('Quick Open with # finds a heading and opens the note there', async ({ page
   await openApp(page, serve);
   await indexed(serve, '淘汰');
   await page.keyboard.press('Control+p');
-  const dialog = page.getByRole('dialog', { name: 'Open a note' });
+  const dialog = page.getByRole('dialog', { name: 'Quick Open' });
   await dialog.getByRole('combobox').fill('#淘汰');
   await expect(dialog.getByRole('option')).toHaveCount(1);
   await expect(dialog.getByRole('option')).toContainText('淘汰');
@@ -100,6 +93,7 @@ test('the backlinks panel lists a linking note; renaming offers to update the li
   await openApp(page, serve);
   await indexed(serve, '今天');
   await openNote(page, '设计/缓存.md');
+  await showSource(page);
   const panel = page.getByTestId('backlinks');
   const link = panel.getByTestId('backlink');
   await expect(link).toHaveCount(1);
@@ -134,6 +128,7 @@ test('the editor completes [[ with note names and # with headings; Ctrl+click fo
   await openApp(page, serve);
   await indexed(serve, '淘汰');
   await openNote(page, 'home.md');
+  await showSource(page);
   await typeAtEnd(page, '[[缓');
   const options = page.locator('.cm-tooltip-autocomplete li');
   await expect(options.first()).toContainText('缓存');

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { composer, expect, openApp, pickTestAgent, recordPerf, sendSteps, stopButton, test, thread, waitTurnEnd, type Page } from './fixtures';
+import { editorText, openNote, readNote, writeNote } from './workspace-helpers';
 
 // Asserted: well above what this shared 2-core machine shows now (no task
 // over 50 ms in most runs, an odd one of 60–70 ms) so CI does not flake, low
@@ -18,6 +19,7 @@ const LONG_TASK_LIMIT_MS = 400; // asserted
 const LONG_TASK_TARGET_MS = 50; // printed
 const OPEN_LIMIT_MS = 2000; // asserted
 const OPEN_TARGET_MS = 500; // printed
+const KEYSTROKE_TARGET_MS = 16; // printed: live preview's keystroke in a 5,000-line note
 
 // A 1.95 MB single-paragraph message (50,000 flood chunks with no newline)
 // used to make main-thread tasks of 0.7–4 s. Huge blocks now render as
@@ -177,7 +179,8 @@ async function turnTime(page: Page, timeout: number): Promise<number> {
 // measurements must not count.
 test.use({ trace: 'off' });
 
-test.describe('perf', () => {
+// @perf: the project that runs alone, after the others (playwright.config.ts).
+test.describe('perf', { tag: '@perf' }, () => {
 
   test.beforeEach(async ({ page }) => {
     await page.addInitScript(instrument);
@@ -419,5 +422,88 @@ test.describe('perf', () => {
     expect(openMs, 'click → last entry shown').toBeLessThan(OPEN_LIMIT_MS);
     expect(jumpPerf.longTaskMaxMs, 'longest task on Home/End').toBeLessThan(LONG_TASK_LIMIT_MS);
     expect(wheelPerf.longTaskMaxMs, 'longest task while wheel scrolling').toBeLessThan(LONG_TASK_LIMIT_MS);
+  });
+
+  // 8c. Typing in a 5,000-line note, live preview against source (the
+  // reference, in the same run): each keystroke's main-thread time, from
+  // its keydown to the end of the frame that shows it, less the wait for
+  // that frame. The 16 ms target is printed (WARN when missed), with the
+  // ratio live / source; asserted only is what 8a/8b assert (no task over
+  // the long-task bound) and that every key landed.
+  test('typing in a 5,000-line note: live preview against source', async ({ page, serve }) => {
+    test.setTimeout(180_000);
+    const LINES = 5000;
+    const body: string[] = [];
+    for (let i = 0; body.length < LINES; i++) {
+      if (i % 25 === 0) body.push(`## 第 ${i / 25 + 1} 节 Section`, '');
+      body.push(`Reasonix 的缓存命中率 **很高** 而 *稳定*，见 [[笔记 ${i % 40}]] 与 [链接](https://example.com/${i}) 和 \`code ${i}\`。`);
+      if (i % 5 === 0) body.push(`- [ ] 任务 ${i}`, `- [x] 完成 ${i}`, `1. 第一 ${i}`, `2. 第二 ${i}`);
+      if (i % 50 === 0) body.push('', '| 名称 | 值 |', '| --- | --- |', `| 甲 | ${i} |`, '', '```go', `func f${i}() {}`, '```', '', `> [!note] 提示 ${i}`, '> 引用', '');
+    }
+    const text = body.slice(0, LINES).join('\n') + '\n';
+    writeNote(serve, 'big.md', text);
+    writeNote(serve, 'big2.md', text);
+    await openApp(page, serve);
+    await page.evaluate(() => {
+      const w = window as unknown as { __keys: { latency: number; busy: number }[] };
+      w.__keys = [];
+      window.addEventListener(
+        'keydown',
+        () => {
+          const t0 = performance.now();
+          let inputDone = 0;
+          setTimeout(() => (inputDone = performance.now()), 0);
+          requestAnimationFrame((frameStart) => {
+            const ch = new MessageChannel();
+            ch.port1.onmessage = () => {
+              const t1 = performance.now();
+              const idle = Math.max(0, frameStart - (inputDone || frameStart));
+              w.__keys.push({ latency: t1 - t0, busy: t1 - t0 - idle });
+            };
+            ch.port2.postMessage(0);
+          });
+        },
+        true,
+      );
+    });
+    const TYPED = ' and **more** [[x]] y';
+    const measure = async (note: string, mode: 'edit' | 'live') => {
+      await openNote(page, note);
+      await page.getByTestId('view-modes').locator(`[data-mode="${mode}"]`).click();
+      // Focused, not clicked: a click in live preview may land on a link
+      // and follow it (an unresolved one makes its note).
+      await editorText(page).focus();
+      // The end of the note (a line with bold, links and code), the whole note parsed and laid out above it.
+      await page.keyboard.press('Control+End');
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('End');
+      await page.keyboard.type(' warm', { delay: 20 }); // not measured
+      await expect(page.locator('.pane .cm-activeLine')).toContainText('warm');
+      await page.evaluate(() => ((window as unknown as { __keys: unknown[] }).__keys = []));
+      await resetPerf(page);
+      const stop = await startProfile(page, `typing-${mode}`);
+      for (let r = 0; r < 4; r++) await page.keyboard.type(TYPED, { delay: 25 });
+      await stop();
+      await expect.poll(() => page.evaluate(() => (window as unknown as { __keys: unknown[] }).__keys.length)).toBe(4 * TYPED.length);
+      const keys = await page.evaluate(() => (window as unknown as { __keys: { latency: number; busy: number }[] }).__keys);
+      const perf = await readPerf(page);
+      const q = (xs: number[], p: number) => round(xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]);
+      const busy = keys.map((k) => k.busy);
+      const lat = keys.map((k) => k.latency);
+      await page.keyboard.press('Control+s');
+      await expect.poll(() => readNote(serve, note)).toContain(TYPED.repeat(4));
+      return { keys: keys.length, busyMedianMs: q(busy, 0.5), busyP95Ms: q(busy, 0.95), busyMaxMs: q(busy, 1), latencyMedianMs: q(lat, 0.5), latencyP95Ms: q(lat, 0.95), longTaskMaxMs: perf.longTaskMaxMs };
+    };
+    const source = await measure('big.md', 'edit');
+    const live = await measure('big2.md', 'live');
+    const ratio = round(live.busyMedianMs / Math.max(0.1, source.busyMedianMs));
+    recordPerf('liveTyping5k', { lines: LINES, source, live, ratioMedian: ratio, targetMs: KEYSTROKE_TARGET_MS });
+    console.log(
+      `liveTyping5k: keystroke median ${live.busyMedianMs} ms (p95 ${live.busyP95Ms}) in live preview, ` +
+        `${source.busyMedianMs} ms (p95 ${source.busyP95Ms}) in source: live / source = ${ratio}`,
+    );
+    if (live.busyP95Ms > KEYSTROKE_TARGET_MS) console.log(`WARN: liveTyping5k: keystroke p95 ${live.busyP95Ms} ms > ${KEYSTROKE_TARGET_MS} ms target (not asserted)`);
+    else console.log(`ok: liveTyping5k: keystroke p95 ${live.busyP95Ms} ms <= ${KEYSTROKE_TARGET_MS} ms`);
+    expect(live.longTaskMaxMs, 'longest task while typing in live preview').toBeLessThan(LONG_TASK_LIMIT_MS);
   });
 });

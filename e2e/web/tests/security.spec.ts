@@ -21,7 +21,7 @@ test('requests without the token are refused (401)', async ({ serve }) => {
     ['no token', await call({})],
     ['wrong bearer token', await call({ Authorization: `Bearer ${serve.token.slice(0, -2)}xx` })],
     ['wrong ?token=', await call({}, '?token=nope')],
-    ['the token as ?token= (only the WebSocket takes it so)', await call({}, `?token=${encodeURIComponent(serve.token)}`)],
+    ['the token as ?token= (never in a URL)', await call({}, `?token=${encodeURIComponent(serve.token)}`)],
     ['empty bearer', await call({ Authorization: 'Bearer ' })],
     ['the token in a cookie', await call({ Cookie: `mnote_token=${serve.token}` })],
   ] as const) {
@@ -35,6 +35,9 @@ test('requests without the token are refused (401)', async ({ serve }) => {
   expect(ev.status).toBe(401);
   expect((await upgrade(serve, '/api/events', {})).status).toBe(401);
   expect((await upgrade(serve, '/api/events?token=wrong', {})).status).toBe(401);
+  // The right token in the URL is refused too: URLs end up in consoles.
+  expect((await upgrade(serve, `/api/events?token=${encodeURIComponent(serve.token)}`, { Origin: serve.origin })).status).toBe(401);
+  expect((await upgrade(serve, '/api/events', { Origin: serve.origin, ...tokenProtocols('wrong') })).status).toBe(401);
 
   // The page is public build output: no credential needed, no cookie set,
   // and no other page may frame it.
@@ -60,12 +63,14 @@ test('a one-time code works once, and only from our own origin', async ({ serve 
 });
 
 test('a WebSocket from a foreign Origin is refused, even with the token', async ({ serve }) => {
-  const path = `/api/events?token=${encodeURIComponent(serve.token)}`;
-  // The control: our own origin upgrades.
-  const own = await upgrade(serve, path, { Origin: serve.origin });
+  const path = '/api/events';
+  const proto = tokenProtocols(serve.token);
+  // The control: our own origin upgrades; the answer names mnote.v1 only, never the token.
+  const own = await upgrade(serve, path, { Origin: serve.origin, ...proto });
   expect(own.status).toBe(101);
+  expect(own.protocol).toBe('mnote.v1');
   for (const origin of ['http://evil.example', 'http://127.0.0.1:1', 'https://' + new URL(serve.origin).host, 'null']) {
-    const r = await upgrade(serve, path, { Origin: origin });
+    const r = await upgrade(serve, path, { Origin: origin, ...proto });
     expect(r.status, origin).toBe(403);
   }
   // /api/call from a foreign origin too.
@@ -101,41 +106,47 @@ test("in the browser: the page's own fetch without the token is refused; a forei
     const port = (foreign.address() as AddressInfo).port;
     const other = await page.context().newPage();
     await other.goto(`http://127.0.0.1:${port}/`);
-    const wsURL = `${serve.origin.replace('http', 'ws')}/api/events?token=${encodeURIComponent(serve.token)}`;
+    const ws = { url: `${serve.origin.replace('http', 'ws')}/api/events`, protocols: ['mnote.v1', `mnote.token.${serve.token}`] };
     const outcome = await other.evaluate(
-      (u) =>
+      (w) =>
         new Promise<string>((resolve) => {
-          const ws = new WebSocket(u);
+          const ws = new WebSocket(w.url, w.protocols);
           ws.onopen = () => resolve('open');
           ws.onclose = () => resolve('closed');
           setTimeout(() => resolve('timeout'), 5000);
         }),
-      wsURL,
+      ws,
     );
     expect(outcome).toBe('closed');
     // The same URL from the app's own page opens (the control).
     const mine = await page.evaluate(
-      (u) =>
+      (w) =>
         new Promise<string>((resolve) => {
-          const ws = new WebSocket(u);
+          const ws = new WebSocket(w.url, w.protocols);
           ws.onopen = () => {
-            resolve('open');
+            resolve('open:' + ws.protocol);
             ws.close();
           };
           ws.onclose = () => resolve('closed');
           setTimeout(() => resolve('timeout'), 5000);
         }),
-      wsURL,
+      ws,
     );
-    expect(mine).toBe('open');
+    expect(mine).toBe('open:mnote.v1');
     await other.close();
   } finally {
     await new Promise((r) => foreign.close(r));
   }
 });
 
-/** A WebSocket handshake by hand: the HTTP status it got (101 = upgraded). */
-function upgrade(serve: Serve, path: string, headers: Record<string, string>): Promise<{ status: number }> {
+/** The handshake header that carries the token, as the page sends it. */
+function tokenProtocols(token: string): Record<string, string> {
+  return { 'Sec-WebSocket-Protocol': `mnote.v1, mnote.token.${token}` };
+}
+
+/** A WebSocket handshake by hand: the HTTP status it got (101 = upgraded)
+ * and the subprotocol the server chose. */
+function upgrade(serve: Serve, path: string, headers: Record<string, string>): Promise<{ status: number; protocol?: string }> {
   const u = new URL(serve.origin);
   return new Promise((resolve, reject) => {
     const req = http.request({
@@ -152,7 +163,8 @@ function upgrade(serve: Serve, path: string, headers: Record<string, string>): P
     });
     req.on('upgrade', (res, socket) => {
       socket.destroy();
-      resolve({ status: res.statusCode ?? 0 });
+      const p = res.headers['sec-websocket-protocol'];
+      resolve({ status: res.statusCode ?? 0, protocol: Array.isArray(p) ? p.join(', ') : p });
     });
     req.on('response', (res) => {
       res.resume();

@@ -22,6 +22,13 @@ export function readNote(serve: Serve, rel: string): string | null {
   }
 }
 
+/** Waits until the notes index finds query in count notes (the watcher brought the files written after serve started). */
+export async function indexed(serve: Serve, query: string, count = 1): Promise<void> {
+  await expect
+    .poll(async () => (await serve.call<unknown[]>('notes.search', { query })).length, { timeout: 15_000 })
+    .toBe(count);
+}
+
 export function tree(page: Page): Locator {
   return page.getByTestId('file-tree');
 }
@@ -51,6 +58,13 @@ export async function openNote(page: Page, rel: string): Promise<void> {
   await treeRow(page, rel).click();
   await expect(tab(page, rel)).toHaveAttribute('aria-selected', 'true');
   await expect(editorText(page)).toBeVisible();
+}
+
+/** Shows the open note's Markdown source (notes open in live preview, where markup off the cursor's line is hidden); kept for the notes opened next. */
+export async function showSource(page: Page): Promise<void> {
+  const b = page.getByTestId('view-modes').locator('[data-mode="edit"]');
+  await b.click();
+  await expect(b).toHaveAttribute('aria-pressed', 'true');
 }
 
 /** Types at the end of the open note. */

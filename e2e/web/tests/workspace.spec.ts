@@ -6,13 +6,14 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { composer, expect, openApp, pickTestAgent, recordPerf, sendSteps, test, thread, waitTurnEnd } from './fixtures';
-import { agentRecords, editorText, openNote, readNote, tab, treeRow, typeAtEnd, writeNote } from './workspace-helpers';
+import { agentRecords, editorText, openNote, readNote, showSource, tab, treeRow, typeAtEnd, writeNote } from './workspace-helpers';
 
 test('an agent edits a note: the open editor and the tree update at once', async ({ page, serve }) => {
   writeNote(serve, 'notes/plan.md', '# Plan\n- one\n');
   await openApp(page, serve);
   await pickTestAgent(page);
   await openNote(page, 'notes/plan.md');
+  await showSource(page);
   await expect(editorText(page)).toContainText('- one');
 
   const plan = `${serve.workspace}/notes/plan.md`;
@@ -228,10 +229,12 @@ test('tree: new note, rename with F2, move by dragging onto a folder, delete wit
 
 // The issue's speed figures, measured in the page: a workspace of 10,000
 // notes in 1,000 folders shows its tree (target 1 s from navigation, the
-// bound asserted 5 s), and a file another program writes appears in the
+// bound asserted 5 s; printed with its ratio to the app's shell shown in
+// the same load, a figure a loaded machine does not move), and a file another program writes appears in the
 // tree (target 300 ms, asserted 2 s; the median of 5). WARN lines when a
 // target is missed.
-test('perf: a tree of 10,000 notes in 1,000 folders; an external change shows in the tree', async ({ page, serve }) => {
+// @perf: it runs alone, after the others (playwright.config.ts).
+test('perf: a tree of 10,000 notes in 1,000 folders; an external change shows in the tree', { tag: '@perf' }, async ({ page, serve }) => {
   for (let a = 0; a < 10; a++) {
     for (let t = 0; t < 100; t++) {
       const dir = path.join(serve.workspace, `area-${a}`, `topic-${t}`);
@@ -243,6 +246,8 @@ test('perf: a tree of 10,000 notes in 1,000 folders; an external change shows in
     const w = window as unknown as { __seen: Record<string, number> };
     w.__seen = {};
     new MutationObserver(() => {
+      // The reference: the app's shell (the sessions list), which the tree's size does not change.
+      if (!('@shell' in w.__seen) && document.querySelector('aside.sidebar')) w.__seen['@shell'] = performance.timeOrigin + performance.now();
       for (const el of document.querySelectorAll('[data-testid="file-tree"] [data-path]')) {
         const p = el.getAttribute('data-path')!;
         if (!(p in w.__seen)) w.__seen[p] = performance.timeOrigin + performance.now();
@@ -254,7 +259,8 @@ test('perf: a tree of 10,000 notes in 1,000 folders; an external change shows in
   await expect(treeRow(page, 'area-0')).toBeVisible();
   const seen = () => page.evaluate(() => (window as unknown as { __seen: Record<string, number> }).__seen);
   const treeMs = Math.round((await seen())['area-0'] - nav);
-  await expect(page.locator('.notes .count')).toContainText('11,010');
+  const shellMs = Math.round((await seen())['@shell'] - nav);
+  await expect(page.locator('.notes footer.count')).toContainText('11,010');
 
   const changes: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -265,7 +271,10 @@ test('perf: a tree of 10,000 notes in 1,000 folders; an external change shows in
     changes.push(Math.round((await seen())[rel] - t0));
   }
   const median = [...changes].sort((a, b) => a - b)[2];
-  recordPerf('workspace10k', { files: 10_000, folders: 1_010, treeShownMs: treeMs, externalChangeMs: changes, externalChangeMedianMs: median });
+  // The ratio to the shell shown in the same load: the machine's load cancels out (1 = the tree costs nothing more).
+  const ratio = Math.round((treeMs / Math.max(1, shellMs)) * 100) / 100;
+  recordPerf('workspace10k', { files: 10_000, folders: 1_010, treeShownMs: treeMs, shellShownMs: shellMs, treeToShellRatio: ratio, externalChangeMs: changes, externalChangeMedianMs: median });
+  console.log(`workspace10k: tree ${treeMs} ms, shell ${shellMs} ms (reference), ratio ${ratio}`);
   if (treeMs > 1000) console.log(`WARN: workspace10k: the tree showed after ${treeMs} ms > 1000 ms target`);
   if (median > 300) console.log(`WARN: workspace10k: an external change took ${median} ms (median) > 300 ms target`);
   expect(treeMs).toBeLessThan(5000);
