@@ -99,6 +99,10 @@ func (d *doc) htmlEntry(w io.Writer, en thread.Entry) {
 			fmt.Fprintf(w, "<li class=\"%s\"><span class=\"box\">[%s]</span> %s</li>\n", esc(statusClass(p.Status)), planMark(p.Status), esc(p.Content))
 		}
 		fmt.Fprint(w, "</ul>\n</section>\n")
+	case thread.EntryQuestion:
+		if en.Question != nil {
+			d.htmlQuestion(w, en.Question)
+		}
 	}
 }
 
@@ -206,6 +210,11 @@ pre.diff .add { background: var(--add); } pre.diff .del { background: var(--del)
 .plan ul { list-style: none; padding-left: 0; }
 .plan .box { font-family: ui-monospace, monospace; color: var(--muted); }
 .plan .s-completed { color: var(--muted); text-decoration: line-through; }
+.question .asked { margin: 0; }
+.question .status { margin: 4px 0 0; color: var(--muted); }
+.question dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 4px 0 0; }
+.question dt { color: var(--muted); }
+.question dd { margin: 0; overflow-wrap: anywhere; }
 `
 
 // md is a text of the thread as inert HTML, its line breaks as the

@@ -73,6 +73,10 @@ func (d *doc) markdownThread(w io.Writer) {
 				fmt.Fprintf(w, "- [%s] %s\n", planMark(p.Status), oneLine(p.Content))
 			}
 			fmt.Fprintln(w)
+		case thread.EntryQuestion:
+			if en.Question != nil {
+				d.markdownQuestion(w, en.Question)
+			}
 		}
 	}
 }
