@@ -151,6 +151,49 @@ describe('live preview', () => {
     expect(img?.src.startsWith('data:image/png;base64,')).toBe(true);
   });
 
+  it('in a rendered table, a click on a link follows it and an image of the notes folder loads through the app', async () => {
+    const opened: LineLink[] = [];
+    const asked: string[] = [];
+    const doc = ['| 链接 | 图 |', '| --- | --- |', '| [[实验记录]] [官网](https://example.com) | ![图](附件/图.png) |', '', '末'].join('\n');
+    const v = editor(doc, { openLink: (l) => opened.push(l), imageURL: async (href) => (asked.push(href), 'data:image/png;base64,AAAA') });
+    const table = v.dom.querySelector('.cm-lp-table');
+    const links = [...(table?.querySelectorAll('a') ?? [])];
+    expect(links.map((a) => a.textContent)).toEqual(['实验记录', '官网']);
+    mousedown(links[0]);
+    mousedown(links[1]);
+    expect(opened).toMatchObject([
+      { kind: 'wiki', target: '实验记录' },
+      { kind: 'md', href: 'https://example.com' },
+    ]);
+    expect(v.state.selection.main.head).toBe(doc.length); // following a link leaves the cursor where it was
+    expect(asked).toEqual(['附件/图.png']);
+    await Promise.resolve();
+    expect(table?.querySelector('img')?.getAttribute('src')).toBe('data:image/png;base64,AAAA');
+    // A click beside the links puts the cursor in the table, which shows its source.
+    mousedown(table!.querySelector('th')!);
+    expect(v.dom.querySelector('.cm-lp-table')).toBeNull();
+  });
+
+  it('a callout nested in another shows its own bar, colour and title; the outer keeps its own', () => {
+    const doc = ['> [!note] 外层', '> 外层内容', '> > [!tip] 内层', '> > 内层内容', '> > > 更深的引用', '', '末'].join('\n');
+    const v = editor(doc);
+    expect(lineEl(v, 1).className).toContain('cm-lp-callout-note');
+    expect(lineText(v, 1)).toBe('外层');
+    for (const n of [3, 4, 5]) {
+      expect(lineEl(v, n).classList.contains('cm-lp-callout')).toBe(true); // inside the outer box
+      expect(lineEl(v, n).classList.contains('cm-lp-quote')).toBe(false);
+      expect(lineEl(v, n).classList.contains('cm-lp-inner')).toBe(true);
+    }
+    expect(lineEl(v, 3).className).toContain('cm-lp-inner-tip');
+    expect(lineEl(v, 3).classList.contains('cm-lp-inner-title')).toBe(true);
+    expect(lineText(v, 3)).toBe('内层');
+    expect(lineText(v, 4)).toBe('内层内容');
+    expect(lineText(v, 5)).toBe('更深的引用');
+    // On the cursor's line the markup shows as typed.
+    v.dispatch({ selection: EditorSelection.cursor(v.state.doc.line(3).to) });
+    expect(lineText(v, 3)).toBe('> > [!tip] 内层');
+  });
+
   it('an image of the notes folder loads through the app (imageURL, relative to the note)', async () => {
     const asked: string[] = [];
     const v = editor('![图](../附件/图.png)\n末', { imageURL: async (href) => (asked.push(href), 'data:image/png;base64,AAAA') });

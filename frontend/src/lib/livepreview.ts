@@ -23,7 +23,7 @@ import type { SyntaxNode, SyntaxNodeRef, Tree } from '@lezer/common';
 import { highlight } from './highlight';
 import { m } from './i18n.svelte';
 import { linkAt, linksInLine, type LineLink } from './links';
-import { isLocalPath, renderMarkdown, safeImageSrc } from './markdown';
+import { anchorLink, isLocalPath, localImageSrc, renderMarkdown, safeImageSrc } from './markdown';
 import { toggleLine } from './tasks';
 
 /** What live preview asks of the app: following links, an image's URL. */
@@ -181,12 +181,33 @@ class TableWidget extends WidgetType {
     const d = document.createElement('div');
     d.className = ['cm-lp-table', 'md'].join(' ');
     d.innerHTML = renderMarkdown(this.text); // sanitized by the renderer
+    const hooks = view.state.facet(liveHooks);
+    // Images of the notes folder load through the app, as inline ones do.
+    for (const img of d.querySelectorAll('img')) {
+      const href = localImageSrc(img);
+      if (href === null) continue;
+      const missing = () => img.replaceWith(Object.assign(document.createElement('span'), { className: 'cm-lp-img-missing', textContent: '🖼 ' + (img.alt || m.editor_lp_image()) }));
+      if (!hooks.imageURL) missing();
+      else
+        void hooks.imageURL(href).then((url) => {
+          if (url) img.setAttribute('src', url);
+          else missing();
+        });
+    }
     d.addEventListener('mousedown', (e) => {
       e.preventDefault();
+      // A plain click on a link follows it, as on a line; elsewhere it puts the cursor in the table.
+      const a = (e.target as Element | null)?.closest?.('a');
+      const link = a && e.button === 0 && !(e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) ? anchorLink(a) : null;
+      if (link && hooks.openLink) {
+        hooks.openLink(link);
+        return;
+      }
       const pos = view.posAtDOM(d);
       view.dispatch({ selection: { anchor: pos } });
       view.focus();
     });
+    d.addEventListener('click', (e) => e.preventDefault()); // links never navigate the page
     return d;
   }
   override ignoreEvent(): boolean {
@@ -226,7 +247,7 @@ function codeRuns(code: string, lang: string): { from: number; to: number; cls: 
 // ---- the inline decorations ------------------------------------------------------------
 
 const hide = Decoration.replace({});
-const CALLOUT = /^(\s*>\s*)\[!([A-Za-z-]+)\][-+]?\s*(.*)$/;
+const CALLOUT = /^(\s*(?:>\s*)+)\[!([A-Za-z-]+)\][-+]?\s*(.*)$/;
 const CALLOUT_KINDS = new Set(['note', 'info', 'tip', 'hint', 'important', 'success', 'check', 'done', 'question', 'help', 'faq', 'warning', 'caution', 'attention', 'failure', 'fail', 'missing', 'danger', 'error', 'bug', 'example', 'quote', 'cite', 'abstract', 'summary', 'tldr', 'todo']);
 
 interface Ctx {
@@ -347,10 +368,20 @@ function onNode(c: Ctx, ref: SyntaxNodeRef): boolean | void {
       return;
     }
     case 'Blockquote': {
+      // Nested in another quote or callout: an inner bar (and, for a callout, its colour and title) inside the outer one.
+      let depth = 1;
+      for (let p = node.parent; p; p = p.parent) if (p.name === 'Blockquote') depth++;
       const first = state.doc.lineAt(ref.from);
-      const callout = node.parent?.name === 'Document' ? CALLOUT.exec(first.text) : null;
+      const cm = CALLOUT.exec(first.text);
+      const callout = cm && (cm[1].match(/>/g)?.length ?? 0) === depth ? cm : null;
       const kind = callout ? (CALLOUT_KINDS.has(callout[2].toLowerCase()) ? callout[2].toLowerCase() : 'note') : '';
+      const nested = depth > 1;
       linesOf(c, ref.from, ref.to, (lf, _n, i, last) => {
+        if (nested) {
+          lineClass(c, lf, 'cm-lp-inner');
+          if (callout) lineClass(c, lf, 'cm-lp-inner-' + kind);
+          return;
+        }
         lineClass(c, lf, callout ? 'cm-lp-callout' : 'cm-lp-quote');
         if (callout) lineClass(c, lf, 'cm-lp-callout-' + kind);
         if (i === 0) lineClass(c, lf, 'cm-lp-quote-first');
@@ -360,7 +391,7 @@ function onNode(c: Ctx, ref: SyntaxNodeRef): boolean | void {
         const from = first.from + callout[1].length;
         const to = first.from + first.text.length - callout[3].length;
         const label = callout[3] ? '' : callout[2][0].toUpperCase() + callout[2].slice(1).toLowerCase();
-        lineClass(c, first.from, 'cm-lp-callout-title');
+        lineClass(c, first.from, nested ? 'cm-lp-inner-title' : 'cm-lp-callout-title');
         c.out.push(Decoration.replace({ widget: new LabelWidget(label, 'cm-lp-callout-label') }).range(from, to));
       }
       return;
@@ -600,6 +631,13 @@ const theme = EditorView.theme({
   '.cm-lp-table-src': { fontFamily: 'var(--mono)', fontSize: '0.9em' },
   '.cm-lp-table': { padding: '4px 28px', cursor: 'text', whiteSpace: 'normal' },
   '.cm-lp-quote span, .cm-lp-callout span': { fontStyle: 'normal' },
+  // A quote or callout inside another: its own bar inside the outer one (the outer's colour stays on the line).
+  '.cm-lp-inner': { paddingLeft: '30px !important', backgroundImage: 'linear-gradient(to right, transparent 12px, var(--lp-inner, var(--border-strong)) 12px, var(--lp-inner, var(--border-strong)) 15px, transparent 15px)' },
+  '.cm-lp-inner-title': { fontWeight: '650', color: 'var(--lp-inner, var(--accent))' },
+  '.cm-lp-inner-note, .cm-lp-inner-info, .cm-lp-inner-important, .cm-lp-inner-question, .cm-lp-inner-help, .cm-lp-inner-faq, .cm-lp-inner-example, .cm-lp-inner-quote, .cm-lp-inner-cite, .cm-lp-inner-abstract, .cm-lp-inner-summary, .cm-lp-inner-tldr, .cm-lp-inner-todo': { '--lp-inner': 'var(--accent)' },
+  '.cm-lp-inner-warning, .cm-lp-inner-caution, .cm-lp-inner-attention': { '--lp-inner': 'var(--warn)' },
+  '.cm-lp-inner-danger, .cm-lp-inner-error, .cm-lp-inner-failure, .cm-lp-inner-fail, .cm-lp-inner-bug, .cm-lp-inner-missing': { '--lp-inner': 'var(--err, #d9534f)' },
+  '.cm-lp-inner-tip, .cm-lp-inner-hint, .cm-lp-inner-success, .cm-lp-inner-check, .cm-lp-inner-done': { '--lp-inner': 'var(--ok, #3fa46a)' },
   '.cm-lp-fence': { fontSize: '11px', lineHeight: '1.5' },
   '.cm-lp-table table': { margin: '0' },
 });

@@ -26,7 +26,7 @@ import DOMPurify, { type Config } from 'dompurify';
 import { escapeHtml } from './html';
 import { highlight } from './highlight';
 import { locale, m } from './i18n.svelte';
-import { isNoteHref, wikiParts } from './links';
+import { isNoteHref, wikiParts, type LineLink } from './links';
 import { joinsTight } from './cjk';
 import { writePrefs } from './writeprefs.svelte';
 
@@ -744,6 +744,19 @@ export function handleMarkdownClick(ev: MouseEvent, actions: MarkdownActions): v
     const href = a.getAttribute('href');
     if (href && /^(https?:|mailto:)/i.test(href) && isSafeHref(href)) actions.open(href);
   }
+}
+
+/**
+ * The link a rendered anchor stands for, as a line of source would give it:
+ * a wikilink's parts, or a Markdown link's target (a note's or a URL);
+ * null for an anchor that is no link (a remote image shown as a link).
+ */
+export function anchorLink(a: Element): LineLink | null {
+  const inner = wikiInner(a);
+  if (inner !== null) return { kind: 'wiki', from: 0, to: 0, ...wikiParts(inner) };
+  const href = a.getAttribute('data-note') ?? a.getAttribute('href');
+  if (!href || a.classList.contains('md-remote-image')) return null;
+  return { kind: 'md', from: 0, to: 0, href };
 }
 
 /** Enter on a focused note link opens it, as a click does (such links have no href, so the browser does not click them). */
