@@ -103,6 +103,30 @@ test('the tags panel lists tags with counts; a click searches the notes with tha
   await expect(groups).toContainText('a');
 });
 
+test('in the editor a tag is marked and a click shows its notes; # typed with an IME completes from the folder’s tags', async ({ page, serve }) => {
+  writeNote(serve, 'b.md', '# B\n今天 #读书 了。\n');
+  writeNote(serve, 'c.md', '# C\n正文\n');
+  await openApp(page, serve);
+  await indexed(serve, '今天');
+  await openNote(page, 'b.md');
+  const mark = page.locator('.pane .cm-content .cm-tag');
+  await expect(mark).toHaveText('#读书');
+  await mark.click();
+  await expect(page.getByTestId('note-search-input')).toHaveValue('tag:读书');
+  await page.keyboard.press('Escape'); // clears the query
+  await page.keyboard.press('Escape'); // back to the notes
+  await openNote(page, 'c.md');
+  await page.locator('.pane .cm-content').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('想法 #');
+  await imeType(page, 'du', '读');
+  const option = page.locator('.cm-tooltip-autocomplete li');
+  await expect(option).toHaveText([/^#读书/]);
+  await page.waitForTimeout(150); // CodeMirror takes no key in a completion's first 75 ms (interactionDelay)
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.pane .cm-activeLine')).toHaveText('想法 #读书 ');
+});
+
 function today(): string {
   const d = new Date();
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;

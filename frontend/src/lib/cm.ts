@@ -30,7 +30,8 @@ import { tags as t } from '@lezer/highlight';
 import { locale, m } from './i18n.svelte';
 import { linkAt, linkCompletion, type LineLink, type LinkCompletion } from './links';
 import { listKeymap } from './lists';
-import { refreshLinks, unresolvedLinks } from './cmlinks';
+import { refreshLinks, tagAt, tags, unresolvedLinks } from './cmlinks';
+import { tagCompletion } from './tags';
 import { writing, type WritingHooks } from './writing';
 import { liveHooks, livePreview } from './livepreview';
 
@@ -48,6 +49,10 @@ export interface EditorHooks extends WritingHooks {
   linkOptions?(c: LinkCompletion): Promise<LinkOption[]>;
   /** Ctrl/Cmd+click on a link (in live preview a plain click on a rendered one). */
   openLink?(link: LineLink): void;
+  /** What completes a tag being typed after #: the folder's tags matching query. */
+  tagOptions?(query: string): Promise<LinkOption[]>;
+  /** Ctrl/Cmd+click on a tag (in live preview a plain click): show the notes that carry it. */
+  openTag?(tag: string): void;
   /** Whether a link finds a note (false: marked unresolved; null: not a note link). */
   resolveLink?(link: LineLink): boolean | null;
   /** F2: rename this note. */
@@ -88,18 +93,41 @@ function linkSource(hooks: EditorHooks) {
   };
 }
 
-/** Ctrl/Cmd+click on a link follows it. */
+/** The folder's tags after a # being typed (lib/tags.ts says where a tag starts). */
+function tagSource(hooks: EditorHooks) {
+  return async (ctx: CompletionContext): Promise<CompletionResult | null> => {
+    if (!hooks.tagOptions) return null;
+    const line = ctx.state.doc.lineAt(ctx.pos);
+    const c = tagCompletion(line.text.slice(0, ctx.pos - line.from));
+    if (!c || tagAt(ctx.state, ctx.pos) === null) return null; // not in code
+    const opts = await hooks.tagOptions(c.query);
+    if (ctx.aborted || !opts.length) return null;
+    return {
+      from: line.from + c.from,
+      filter: false,
+      options: opts.map((o) => ({ label: o.label, detail: o.detail, type: 'keyword', apply: o.insert })),
+    };
+  };
+}
+
+/** Ctrl/Cmd+click on a link follows it; on a tag, shows the notes that carry it. */
 function linkClicks(hooks: EditorHooks) {
   return EditorView.domEventHandlers({
     mousedown(e: MouseEvent, view: EditorView) {
-      if (!hooks.openLink || e.button !== 0 || !(e.ctrlKey || e.metaKey)) return false;
+      if (e.button !== 0 || !(e.ctrlKey || e.metaKey)) return false;
       const pos = view.posAtCoords({ x: e.clientX, y: e.clientY });
       if (pos === null) return false;
       const line = view.state.doc.lineAt(pos);
-      const link = linkAt(line.text, pos - line.from);
-      if (!link) return false;
+      const link = hooks.openLink ? linkAt(line.text, pos - line.from) : null;
+      if (link) {
+        e.preventDefault();
+        hooks.openLink?.(link);
+        return true;
+      }
+      const tag = hooks.openTag ? tagAt(view.state, pos) : null;
+      if (tag === null) return false;
       e.preventDefault();
-      hooks.openLink(link);
+      hooks.openTag?.(tag);
       return true;
     },
   });
@@ -265,9 +293,10 @@ export function makeState(doc: string, hooks: EditorHooks, live = false): Editor
       markdown,
       syntaxHighlighting(highlight),
       theme,
-      autocompletion({ override: [linkSource(hooks)], icons: false }),
+      autocompletion({ override: [linkSource(hooks), tagSource(hooks)], icons: false }),
       linkClicks(hooks),
       listKeymap(),
+      tags(),
       hooks.resolveLink ? unresolvedLinks(hooks.resolveLink, () => m.notes_ln_unresolved_title_editor()) : [],
       writing(hooks), // paste and drop, outline, word count, Ctrl+H (writing.ts)
       keymap.of([...(hooks.rename ? [{ key: 'F2', run: () => (hooks.rename?.(), true) }] : []), ...completionKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),

@@ -20,6 +20,7 @@ import { syntaxTree } from '@codemirror/language';
 import { Facet, type EditorState, type Extension, type Range, StateEffect, StateField } from '@codemirror/state';
 import { Decoration, type DecorationSet, EditorView, ViewPlugin, type ViewUpdate, WidgetType } from '@codemirror/view';
 import type { SyntaxNode, SyntaxNodeRef, Tree } from '@lezer/common';
+import { TAG_CLASS } from './cmlinks';
 import { highlight } from './highlight';
 import { m } from './i18n.svelte';
 import { linkAt, linksInLine, type LineLink } from './links';
@@ -29,6 +30,7 @@ import { toggleLine } from './tasks';
 /** What live preview asks of the app: following links, an image's URL. */
 export interface LiveHooks {
   openLink?(link: LineLink): void;
+  openTag?(tag: string): void;
   /** A URL for an image of the notes folder the note names (relative to the note; null: not shown), as the preview loads them. */
   imageURL?(href: string): Promise<string | null>;
 }
@@ -579,6 +581,14 @@ const tableField = StateField.define<DecorationSet>({
 const linkClicks = EditorView.domEventHandlers({
   mousedown(e: MouseEvent, view: EditorView) {
     if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return false;
+    const tag = (e.target as HTMLElement | null)?.closest?.<HTMLElement>('.' + TAG_CLASS);
+    const openTag = view.state.facet(liveHooks).openTag;
+    // (On a line being edited a click only puts the cursor.)
+    if (tag?.dataset.tag && openTag && !activeLines(view.state).has(view.state.doc.lineAt(view.posAtDOM(tag)).number)) {
+      e.preventDefault();
+      openTag(tag.dataset.tag);
+      return true;
+    }
     const el = (e.target as HTMLElement | null)?.closest?.('.cm-lp-link');
     if (!(el instanceof HTMLElement)) return false;
     const hooks = view.state.facet(liveHooks);

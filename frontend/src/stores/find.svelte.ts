@@ -9,6 +9,7 @@
 
 import { ApiError } from '../api';
 import type { TagCount, TreeNode } from '../api/types';
+import { num } from '../lib/format';
 import { m } from '../lib/i18n.svelte';
 import { readPref, writePref } from '../lib/prefs';
 import { entryName, QuickMatcher, type QuickEntry } from '../lib/quickopen';
@@ -187,6 +188,21 @@ export class FindStore {
       this.tagsError = ApiError.from(e);
     }
     this.tagsLoaded = true;
+  }
+
+  /** The folder's tags a tag being typed may complete to (#query): those starting with it first, then those containing it, the most used first within each; at most 30. */
+  async tagOptions(query: string): Promise<{ label: string; detail?: string; insert: string }[]> {
+    if (!this.tagsLoaded) await this.loadTags();
+    const q = query.toLowerCase();
+    const starts: TagCount[] = [];
+    const has: TagCount[] = [];
+    for (const t of this.tags) {
+      const k = t.tag.toLowerCase();
+      if (k === q) continue; // typed already
+      if (k.startsWith(q)) starts.push(t);
+      else if (k.includes(q)) has.push(t);
+    }
+    return [...starts, ...has].slice(0, 30).map((t) => ({ label: '#' + t.tag, detail: m.notes_fd_tag_notes({ count: t.notes, n: num(t.notes) }), insert: t.tag + ' ' }));
   }
 
   /** Searches the notes carrying tag (the search view, tag:NAME). */
