@@ -61,3 +61,36 @@ describe('Quick Open’s list of notes', () => {
     ]);
   });
 });
+
+describe('the daily note’s settings', () => {
+  it('belong to the open folder: another folder keeps its own, a new one starts from the settings kept before', async () => {
+    const { AppState } = await import('../src/stores/app.svelte');
+    const { getFind } = await import('../src/stores/find.svelte');
+    const { fakeClient, manualFrames } = await import('./helpers');
+    localStorage.clear();
+    localStorage.setItem('mnote.daily.folder', '旧日记'); // written before settings were per folder
+    let dir = '/笔记/工作';
+    const f = fakeClient({
+      'sessions.list': () => [],
+      'agents.list': () => [],
+      'workspace.get': () => ({ dir, name: 'w', recent: [], canPick: false }),
+      'workspace.tree': () => ({ name: 'w', path: '', dir: true, children: [] }),
+    });
+    const app = new AppState(f.client, { schedule: manualFrames().schedule });
+    app.start();
+    await app.workspace.load();
+    const find = getFind(app);
+    expect(find.settings.dailyFolder).toBe('旧日记');
+    find.setSetting('dailyFolder', ' 日记/工作 ');
+    find.setSetting('dailyFormat', 'YYYY年M月D日');
+    expect(find.settings).toMatchObject({ dailyFolder: '日记/工作', dailyFormat: 'YYYY年M月D日' });
+    dir = '/笔记/生活';
+    await app.workspace.load();
+    expect(find.settings).toMatchObject({ dailyFolder: '旧日记', dailyFormat: DAILY_DEFAULTS.dailyFormat });
+    find.setSetting('dailyFolder', '生活');
+    dir = '/笔记/工作';
+    await app.workspace.load();
+    expect(find.settings).toMatchObject({ dailyFolder: '日记/工作', dailyFormat: 'YYYY年M月D日' });
+    localStorage.clear();
+  });
+});

@@ -17,7 +17,7 @@ import { isMarkdown } from '../lib/tree';
 import type { AppState } from './app.svelte';
 import { getApp } from './app.svelte';
 
-/** The daily note and templates settings (kept in this browser's storage). */
+/** The daily note and templates settings of a folder (kept in this browser's storage, by folder). */
 export interface DailySettings {
   /** The folder of daily notes ("" = the top). */
   dailyFolder: string;
@@ -105,7 +105,13 @@ export class FindStore {
   tags: TagCount[] = $state.raw([]);
   tagsLoaded = $state(false);
   tagsError: ApiError | null = $state.raw(null);
-  settings: DailySettings = $state(read());
+  /** Bumped when a setting is written (settings reads storage again). */
+  private written = $state(0);
+  /** The open folder's settings (each folder has its own; one without any takes those written before they were per folder, else the defaults). */
+  readonly settings: DailySettings = $derived.by(() => {
+    void this.written;
+    return read(this.app.workspace.info?.dir ?? '');
+  });
   /** Quick Open's and the template picker's matcher: what it worked out is kept from one opening to the next. */
   readonly matcher = new QuickMatcher();
 
@@ -215,9 +221,10 @@ export class FindStore {
 
   // ---- daily note and templates ---------------------------------------------------
 
+  /** Sets one of the open folder's settings. */
   setSetting(key: keyof DailySettings, v: string): void {
-    this.settings = { ...this.settings, [key]: v.trim() };
-    writePref(PREF[key], v.trim());
+    writePref(prefKey(key, this.app.workspace.info?.dir ?? ''), v.trim());
+    this.written++;
   }
 
   /** Opens today's daily note (Alt+D), made from the daily template when missing; its path, or null. */
@@ -297,10 +304,15 @@ export class FindStore {
   }
 }
 
-function read(): DailySettings {
+/** Where a folder's setting is kept: the setting's key and the folder. */
+function prefKey(k: keyof DailySettings, dir: string): string {
+  return dir ? `${PREF[k]}@${dir}` : PREF[k];
+}
+
+function read(dir: string): DailySettings {
   const s = { ...DAILY_DEFAULTS };
   for (const k of Object.keys(PREF) as (keyof DailySettings)[]) {
-    const v = readPref(PREF[k]);
+    const v = readPref(prefKey(k, dir)) ?? readPref(PREF[k]);
     if (v !== null) s[k] = v;
   }
   return s;
