@@ -32,8 +32,8 @@ const agents: Agent[] = [
   agent('gemini', 'Gemini CLI', 'missing'),
 ];
 
-function open(picked: string[], selected = 'qwen') {
-  comp = mount(AgentPicker, { target, props: { agents, selected, onpick: (n: string) => picked.push(n) } });
+function open(picked: string[], selected = 'qwen', extra: Record<string, unknown> = {}) {
+  comp = mount(AgentPicker, { target, props: { agents, selected, onpick: (n: string) => picked.push(n), ...extra } });
   flushSync();
   (target.querySelector('button.trigger') as HTMLButtonElement).click();
   flushSync();
@@ -45,6 +45,12 @@ function names(): string[] {
 
 function active(): string {
   return (target.querySelector('[role="option"][aria-selected="true"]') as HTMLElement | null)?.dataset.name ?? '';
+}
+
+/** The highlighted row: an agent's name, or an action's (manage, add). */
+function highlighted(): string {
+  const el = target.querySelector('.active') as HTMLElement | null;
+  return el?.dataset.name ?? el?.dataset.action ?? '';
 }
 
 function key(k: string) {
@@ -116,6 +122,49 @@ describe('AgentPicker', () => {
     expect(target.querySelector('[role="listbox"]')).toBeNull();
     expect(picked).toEqual([]);
     expect(document.activeElement).toBe(target.querySelector('button.trigger'));
+  });
+  it('ends with Manage agents… and Add your own agent…, which the arrows reach and Enter runs', () => {
+    const picked: string[] = [];
+    const ran: string[] = [];
+    open(picked, 'qwen', { onmanage: () => ran.push('manage'), onadd: () => ran.push('add') });
+    const menu = target.querySelector('.menu') as HTMLElement;
+    const rows = [...menu.querySelectorAll('[role="option"], [data-action]')].map((el) => (el as HTMLElement).dataset.name ?? (el as HTMLElement).dataset.action);
+    expect(rows).toEqual(['qwen', 'opencode', 'claude-code', 'codex', 'gemini', 'manage', 'add']);
+    expect(menu.querySelector('[data-action="add"]')?.textContent).toContain('Add your own agent');
+    key('ArrowUp'); // wraps to the last row
+    expect(highlighted()).toBe('add');
+    expect(active()).toBe(''); // no agent highlighted
+    const input = target.querySelector('input[role="combobox"]') as HTMLInputElement;
+    expect(input.getAttribute('aria-activedescendant')).toBe(menu.querySelector('[data-action="add"]')?.id);
+    key('ArrowUp');
+    expect(highlighted()).toBe('manage');
+    key('ArrowDown');
+    key('Enter');
+    expect(ran).toEqual(['add']);
+    expect(picked).toEqual([]);
+    expect(target.querySelector('[role="listbox"]')).toBeNull();
+  });
+
+  it('keeps Add your own agent… when no agent matches, and a click on it runs it', () => {
+    const ran: string[] = [];
+    open([], 'qwen', { onadd: () => ran.push('add') });
+    type('zzz');
+    expect(names()).toEqual([]);
+    expect(highlighted()).toBe('add');
+    (target.querySelector('[data-action="add"]') as HTMLButtonElement).click();
+    flushSync();
+    expect(ran).toEqual(['add']);
+    expect(target.querySelector('[role="listbox"]')).toBeNull();
+  });
+
+  it('closes on a click outside it', () => {
+    const picked: string[] = [];
+    open(picked);
+    expect(target.querySelector('[role="listbox"]')).not.toBeNull();
+    document.body.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+    flushSync();
+    expect(target.querySelector('[role="listbox"]')).toBeNull();
+    expect(picked).toEqual([]);
   });
 });
 

@@ -65,7 +65,7 @@ describe('agents in Chinese and English', () => {
     try {
       i18n.choose('zh-CN');
       // No agent is picked: the button asks for one.
-      comps.push(mount(AgentPicker, { target, props: { agents: AGENTS, selected: 'none', onpick: () => {}, onmanage: () => {} } }));
+      comps.push(mount(AgentPicker, { target, props: { agents: AGENTS, selected: 'none', onpick: () => {}, onmanage: () => {}, onadd: () => {} } }));
       flushSync();
       const trigger = target.querySelector<HTMLButtonElement>('button.trigger')!;
       const name = trigger.querySelector('.name')!;
@@ -74,11 +74,13 @@ describe('agents in Chinese and English', () => {
       flushSync();
       const tag = target.querySelector('[role="option"][data-name="claude-code"] .tag')!;
       const search = target.querySelector<HTMLInputElement>('input[role="combobox"]')!;
-      const manage = target.querySelector('button.manage')!;
+      const manage = target.querySelector('button[data-action="manage"]')!;
+      const add = target.querySelector('button[data-action="add"]')!;
       expect(tag.textContent).toBe('未安装');
       expect(search.placeholder).toBe('搜索智能体');
       expect(search.getAttribute('aria-label')).toBe('搜索智能体');
       expect(manage.textContent).toBe('管理智能体…');
+      expect(add.textContent).toBe('添加自己的智能体…');
 
       i18n.choose('en');
       flushSync();
@@ -87,6 +89,7 @@ describe('agents in Chinese and English', () => {
       expect(tag.textContent).toBe('not installed');
       expect(search.placeholder).toBe('Search agents');
       expect(manage.textContent).toBe('Manage agents…');
+      expect(add.textContent).toBe('Add your own agent…');
       expect(name.textContent).toBe('Choose an agent');
     } finally {
       i18n.choose('system');

@@ -56,9 +56,11 @@ test('chat polish: a fork has its own title and mark; Ctrl+K shows a copied mess
   await openApp(page, serve).catch(() => undefined); // the sidebar's name is Chinese
   await expect(page.locator('.sidebar button.agent')).toBeVisible();
   await page.locator('.sidebar button.agent').click();
-  const dialog = page.getByRole('dialog');
-  await dialog.locator('.agent').filter({ hasText: 'Test Agent' }).getByRole('button', { name: /用于新建会话|已选用/ }).click();
-  await expect(dialog).toBeHidden();
+  const sidePicker = page.getByTestId('sidebar-agent-picker');
+  await sidePicker.getByRole('combobox', { name: '搜索智能体' }).fill('Test Agent');
+  await sidePicker.locator('[role="option"][data-name="Test Agent"]').click();
+  await expect(sidePicker.getByRole('listbox')).toBeHidden();
+  await expect(sidePicker.locator('button.agent .name')).toHaveText('Test Agent');
 
   const box = page.getByRole('combobox');
   await box.fill(escapedSteps([{ title: '缓存实验' }, { message: '## 缓存设计\n\n**命中率**等于 `命中数 / 总数`，见 [[实验记录]]。' }]));
@@ -71,11 +73,17 @@ test('chat polish: a fork has its own title and mark; Ctrl+K shows a copied mess
   await expect(answers).toHaveText([/命中率/, 'echo: 第二个问题']);
   await turnEndZh(page);
   await expect(page.locator('.chat .head .title')).toHaveText('缓存实验');
-  // The agent's name in the header opens the agent picker.
+  // The agent's name in the header opens the agent picker (the same menu:
+  // the search field focused, the session's agent highlighted, "添加自己的智能体…" last).
   await page.getByTestId('header-agent').click();
-  await expect(page.getByRole('dialog')).toBeVisible();
+  const headPicker = page.getByTestId('header-agent-picker');
+  await expect(headPicker.getByRole('combobox', { name: '搜索智能体' })).toBeFocused();
+  await expect(headPicker.locator('[role="option"][aria-selected="true"]')).toHaveAttribute('data-name', 'Test Agent');
+  await expect(headPicker.locator('[data-action]').last()).toHaveText('添加自己的智能体…');
+  await expect(headPicker.getByRole('listbox')).toBeInViewport();
   await page.keyboard.press('Escape');
-  await expect(page.getByRole('dialog')).toBeHidden();
+  await expect(headPicker.getByRole('listbox')).toBeHidden();
+  await expect(page.getByTestId('header-agent')).toBeFocused();
 
   // Edit the second prompt and resend: the fork opens with its own title.
   const second = thread(page).getByTestId('user-message').nth(1);

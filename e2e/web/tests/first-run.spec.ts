@@ -4,7 +4,7 @@
 // on timeout its stderr tail where the user waits).
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, expect, openApp, TESTAGENT, type Serve } from './fixtures';
+import { test, expect, openApp, send, TESTAGENT, thread, type Serve } from './fixtures';
 
 /** Adds agents to serve's config.json (read on every call: no restart). */
 function addAgents(serve: Serve, agents: Record<string, object>): void {
@@ -53,6 +53,31 @@ test('the agent picker lists installed agents first and picks with the keyboard'
   await expect(picker.getByRole('listbox')).toBeHidden();
   await pick(page, 'slow', 'Slow Agent');
   await expect(page.getByRole('button', { name: 'New session with Slow Agent' })).toBeVisible();
+});
+
+test('"Add your own agent…" from the first screen: its command, then a session with it', async ({ page, serve }) => {
+  await openApp(page, serve);
+  await expect(page.getByRole('button', { name: /^New session with / })).toBeVisible(); // the first screen: no session
+  const picker = page.getByTestId('agent-picker');
+  await picker.locator('button.trigger').click();
+  // The last entry, reached with the keys like the agents.
+  await page.keyboard.press('End');
+  const add = picker.getByRole('button', { name: 'Add your own agent…' });
+  await expect(add).toHaveClass(/\bactive\b/);
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Agents' });
+  await expect(dialog.getByLabel('Name')).toBeFocused();
+  await dialog.getByLabel('Name').fill('My Own Agent');
+  await dialog.getByLabel('Command', { exact: true }).fill(TESTAGENT);
+  await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(dialog).toBeHidden();
+  await expect(picker.locator('button.trigger')).toContainText('My Own Agent');
+  await page.getByRole('button', { name: 'New session with My Own Agent' }).click();
+  await expect(page.getByTestId('header-agent')).toHaveText('My Own Agent');
+  await send(page, 'hello mine');
+  await expect(thread(page).getByTestId('assistant-message')).toHaveText('echo: hello mine');
+  const list = await serve.call<{ agent: string }[]>('sessions.list');
+  expect(list.map((s) => s.agent)).toEqual(['My Own Agent']);
 });
 
 test('Starting… shows the time and Cancel stops the agent at once', async ({ page, serve }) => {

@@ -213,17 +213,17 @@ export async function openApp(page: Page, serve: Serve): Promise<void> {
   await expect(page.locator('.sidebar button.agent')).not.toContainText('Loading agents');
 }
 
-/** Picks "Test Agent" for new sessions in the Agents dialog, as a person would. */
+/** Picks "Test Agent" for new sessions in the session list's agent picker, as a person would. */
 export async function pickTestAgent(page: Page): Promise<void> {
-  await page.locator('.sidebar button.agent').click();
-  const dialog = page.getByRole('dialog', { name: 'Agents' });
-  await expect(dialog).toBeVisible();
-  const row = dialog.locator('.agent').filter({ has: page.locator('.title', { hasText: AGENT }) });
-  await expect(row).toHaveCount(1);
-  await expect(row.locator('.badge').first()).toHaveText('Ready');
-  await row.getByRole('button', { name: /Use for new sessions|Selected/ }).click();
-  await expect(dialog).toBeHidden();
-  await expect(page.locator('.sidebar button.agent .agent-name')).toHaveText(AGENT);
+  const picker = page.getByTestId('sidebar-agent-picker');
+  await picker.locator('button.agent').click();
+  const option = picker.locator(`[role="option"][data-name="${AGENT}"]`);
+  await expect(option).toHaveCount(1);
+  await expect(option.locator('.dot')).toHaveClass(/\bready\b/); // ready: no tag beside it
+  await expect(option.locator('.tag')).toHaveCount(0);
+  await option.click();
+  await expect(picker.getByRole('listbox')).toBeHidden();
+  await expect(picker.locator('button.agent .name')).toHaveText(AGENT);
 }
 
 export function composer(page: Page): Locator {

@@ -76,20 +76,20 @@ function either(key: string, params: Record<string, string> = {}): RegExp {
 async function openAppIn(page: Page, serve: Serve): Promise<void> {
   await page.goto(await serve.url());
   await expect(page.locator('aside.sidebar')).toBeVisible();
-  await expect(page.locator('.sidebar button.agent .agent-name')).not.toHaveText(either('app_loading_agents'));
+  await expect(page.locator('.sidebar button.agent .name')).not.toHaveText(either('app_loading_agents'));
 }
 
 async function pickAgent(page: Page): Promise<void> {
-  await page.locator('.sidebar button.agent').click();
-  const dialog = page.getByRole('dialog', { name: either('agents_title') });
-  await expect(dialog).toBeVisible();
-  const row = dialog.locator('.agent').filter({ has: page.locator('.title', { hasText: AGENT }) });
-  await expect(row).toHaveCount(1);
-  await expect(row.locator('.badge').first()).toHaveText(either('agents_status_ready'));
-  const use = new RegExp(`${either('agents_use_for_new').source}|${either('agents_selected').source}`);
-  await row.getByRole('button', { name: use }).click();
-  await expect(dialog).toBeHidden();
-  await expect(page.locator('.sidebar button.agent .agent-name')).toHaveText(AGENT);
+  const picker = page.getByTestId('sidebar-agent-picker');
+  await picker.locator('button.agent').click();
+  await expect(picker.getByRole('combobox', { name: either('agents_search') })).toBeFocused();
+  const option = picker.locator(`[role="option"][data-name="${AGENT}"]`);
+  await expect(option).toHaveCount(1);
+  await expect(option.locator('.dot')).toHaveClass(/\bready\b/);
+  await expect(picker.locator('[data-action="add"]')).toHaveText(either('agents_add_own'));
+  await option.click();
+  await expect(picker.getByRole('listbox')).toBeHidden();
+  await expect(picker.locator('button.agent .name')).toHaveText(AGENT);
 }
 
 function composerBox(page: Page): Locator {

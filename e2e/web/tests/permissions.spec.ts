@@ -233,6 +233,7 @@ test('settings: the theme switches at once and stays after a reload', async ({ p
 test('agents: Esc closes the dialog after Check', async ({ page, serve }) => {
   await openApp(page, serve);
   await page.locator('.sidebar button.agent').click();
+  await page.getByTestId('sidebar-agent-picker').getByRole('button', { name: 'Manage agents…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Agents' });
   await expect(dialog).toBeVisible();
   const row = agentRow(page, 'Test Agent');

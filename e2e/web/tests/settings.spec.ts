@@ -146,6 +146,7 @@ test('agent keys: a key saved in the selector is kept, and its value is nowhere 
   });
   await openApp(page, serve);
   await page.locator('.sidebar button.agent').click();
+  await page.getByTestId('sidebar-agent-picker').getByRole('button', { name: 'Manage agents…' }).click();
   const agents = page.getByRole('dialog', { name: 'Agents' });
   await expect(agentRow(page, AGENT)).toHaveCount(1);
 

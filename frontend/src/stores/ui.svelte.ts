@@ -22,6 +22,8 @@ export type FocusTarget = 'search' | 'composer' | 'thread';
 export class UiStore {
   notesOpen = $state(readBool(NOTES_KEY, true));
   runtimeOpen = $state(false);
+  /** The Agents dialog opens on its custom agent form ("Add your own agent…"). */
+  runtimeAdd = $state(false);
   /** The permission dialog was put aside ("Later"); the tool card's Review brings it back. */
   permissionHidden = $state(false);
   connection: ConnectionState = $state('open');
@@ -76,6 +78,12 @@ export class UiStore {
       mq.addEventListener?.('change', on);
       this.unwatchScheme = () => mq.removeEventListener?.('change', on);
     }
+  }
+
+  /** Opens the Agents dialog; add: on its custom agent form. */
+  openAgents(add = false): void {
+    this.runtimeAdd = add;
+    this.runtimeOpen = true;
   }
 
   toggleNotes(): void {
