@@ -1,6 +1,8 @@
 // Quick Open's matcher with pinyin-pro's real readings: initials, full and
-// partial pinyin, polyphones, titles, paths, and the ranking.
+// partial pinyin, polyphones, titles, paths, and the ranking; with nothing
+// typed, the notes opened last first (kept per folder in lib/prefs.ts).
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RECENT_FOLDERS, MAX_RECENT_NOTES, pushRecentNote, readRecentNotes } from '../src/lib/prefs';
 import { charAlternatives, entryName, loadReadings, pinyinMatch, QuickMatcher, type QuickEntry, type Readings } from '../src/lib/quickopen';
 
 function entry(path: string, title = ''): QuickEntry {
@@ -89,5 +91,53 @@ describe('ranking', () => {
 
   it('an empty query lists every note', () => {
     expect(ranked('')).toHaveLength(NOTES.length);
+  });
+
+  it('an empty query lists the notes opened last first, most recent first, then the rest as given', () => {
+    const m = new QuickMatcher(readings);
+    // A note no longer there (renamed, deleted) and a repeated path are skipped.
+    const recent = ['绿色.md', 'gone.md', 'docs/cache.md', '绿色.md', '缓存实验.md'];
+    const paths = m.rank(NOTES, '', 50, recent).map((x) => x.entry.path);
+    expect(paths).toEqual([
+      '绿色.md',
+      'docs/cache.md',
+      '缓存实验.md',
+      ...NOTES.map((e) => e.path).filter((p) => !['绿色.md', 'docs/cache.md', '缓存实验.md'].includes(p)),
+    ]);
+    // The limit keeps the most recent.
+    expect(m.rank(NOTES, '', 2, recent).map((x) => x.entry.path)).toEqual(['绿色.md', 'docs/cache.md']);
+    expect(m.rank(NOTES, '  ', 50, recent)[0].entry.path).toBe('绿色.md');
+    // Typing ranks by the match alone.
+    expect(m.rank(NOTES, '缓存', 50, recent).map((x) => x.entry.path)).toEqual(['缓存实验.md', '设计/缓存设计.md']);
+  });
+});
+
+describe('recent notes, kept per folder', () => {
+  it('puts the note opened last first, once, per folder, bounded', () => {
+    localStorage.removeItem('mnote.recentNotes');
+    pushRecentNote('/w/a', 'one.md');
+    pushRecentNote('/w/a', 'two.md');
+    pushRecentNote('/w/b', 'other.md');
+    pushRecentNote('/w/a', 'one.md');
+    expect(readRecentNotes('/w/a')).toEqual(['one.md', 'two.md']);
+    expect(readRecentNotes('/w/b')).toEqual(['other.md']);
+    expect(readRecentNotes('/w/c')).toEqual([]);
+    for (let i = 0; i < MAX_RECENT_NOTES + 5; i++) pushRecentNote('/w/a', `n${i}.md`);
+    const a = readRecentNotes('/w/a');
+    expect(a).toHaveLength(MAX_RECENT_NOTES);
+    expect(a[0]).toBe(`n${MAX_RECENT_NOTES + 4}.md`);
+    // The folders written longest ago go past the limit.
+    for (let i = 0; i < MAX_RECENT_FOLDERS - 1; i++) pushRecentNote(`/f/${i}`, 'x.md');
+    expect(readRecentNotes('/w/b')).toEqual([]);
+    expect(readRecentNotes('/w/a')).toHaveLength(MAX_RECENT_NOTES);
+    pushRecentNote('/w/a', 'again.md'); // /w/a is the most recent folder now
+    pushRecentNote('/f/last', 'x.md');
+    expect(readRecentNotes('/f/0')).toEqual([]);
+    expect(readRecentNotes('/f/1')).toEqual(['x.md']);
+    expect(readRecentNotes('/w/a')[0]).toBe('again.md');
+    // A damaged value reads as nothing kept.
+    localStorage.setItem('mnote.recentNotes', '[1,2');
+    expect(readRecentNotes('/w/a')).toEqual([]);
+    localStorage.removeItem('mnote.recentNotes');
   });
 });

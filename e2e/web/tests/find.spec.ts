@@ -1,5 +1,6 @@
 // Finding notes (issue 24): every hit of a note in the search, grouped and
-// expandable; Quick Open by pinyin; the tags panel; the daily note (Alt+D)
+// expandable; Quick Open by pinyin, and with nothing typed the notes
+// opened last first; the tags panel; the daily note (Alt+D)
 // from a template, and a template inserted at the cursor (Alt+T). Against `mnote
 // serve --workspace DIR` and its real notes index; Chinese typed through an
 // IME composition (CDP, as ime.spec.ts does).
@@ -80,6 +81,23 @@ test('Quick Open finds 缓存设计.md by pinyin initials; arrows highlight; Ent
   await input.press('Enter');
   await expect(dialog).toBeHidden();
   await expect(tab(page, '设计/缓存设计.md')).toHaveAttribute('aria-selected', 'true');
+});
+
+test('Quick Open with nothing typed lists the notes opened last first, most recent first', async ({ page, serve }) => {
+  for (const n of ['alpha', 'bravo', 'charlie', 'delta']) writeNote(serve, `${n}.md`, `# ${n}\n`);
+  await openApp(page, serve);
+  await openNote(page, 'charlie.md');
+  await openNote(page, 'alpha.md');
+  await page.keyboard.press('Control+p');
+  const dialog = page.getByRole('dialog', { name: 'Quick Open' });
+  const names = dialog.getByRole('option').locator('.name');
+  await expect(names).toHaveText(['alpha', 'charlie', 'bravo', 'delta']);
+  // Opened from Quick Open itself: first next time.
+  await dialog.getByRole('combobox').fill('delta');
+  await dialog.getByRole('combobox').press('Enter');
+  await expect(tab(page, 'delta.md')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Control+p');
+  await expect(names).toHaveText(['delta', 'alpha', 'charlie', 'bravo']);
 });
 
 test('the tags panel lists tags with counts; a click searches the notes with that tag', async ({ page, serve }) => {

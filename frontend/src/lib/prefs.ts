@@ -114,3 +114,43 @@ export function writeQueue(sessionId: string, v: unknown): void {
   writePref(QUEUE_PREFIX + sessionId, JSON.stringify(v));
   writePref(QUEUE_INDEX, JSON.stringify(ids));
 }
+
+// The notes opened last in each folder (Quick Open lists them first when
+// nothing is typed), most recent first: up to MAX_RECENT_NOTES paths for
+// each of the last MAX_RECENT_FOLDERS folders opened. One key, a JSON
+// object from the folder's absolute path to its notes' paths.
+const RECENT_NOTES_KEY = 'mnote.recentNotes';
+export const MAX_RECENT_NOTES = 50;
+export const MAX_RECENT_FOLDERS = 20;
+
+function recentAll(): Record<string, string[]> {
+  try {
+    const v: unknown = JSON.parse(readPref(RECENT_NOTES_KEY) ?? '{}');
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+    const out: Record<string, string[]> = {};
+    for (const [dir, paths] of Object.entries(v as Record<string, unknown>)) {
+      if (Array.isArray(paths)) out[dir] = paths.filter((p): p is string => typeof p === 'string' && p !== '');
+    }
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/** The notes opened last in folder dir, most recent first. */
+export function readRecentNotes(dir: string): string[] {
+  return recentAll()[dir] ?? [];
+}
+
+/** Puts path first among folder dir's recent notes (the folder becomes the most recent one). */
+export function pushRecentNote(dir: string, path: string): void {
+  if (!dir || !path) return;
+  const all = recentAll();
+  const paths = [path, ...(all[dir] ?? []).filter((p) => p !== path)].slice(0, MAX_RECENT_NOTES);
+  delete all[dir];
+  // The most recent folder last (insertion order); the oldest go past the limit.
+  const dirs = [...Object.keys(all), dir].slice(-MAX_RECENT_FOLDERS);
+  const out: Record<string, string[]> = {};
+  for (const d of dirs) out[d] = d === dir ? paths : all[d];
+  writePref(RECENT_NOTES_KEY, JSON.stringify(out));
+}

@@ -5,6 +5,8 @@
 // reading of a polyphone (行: xing, hang). Ranked: the name or title itself,
 // then what starts with the query (the name or title, the path, their
 // pinyin), then what holds it, then a loose match of the path's letters.
+// Nothing typed: the notes opened last first (most recent first), then
+// the others.
 //
 // The readings of a character come from pinyin-pro, loaded on first use
 // (it is large: see loadReadings); until then names match as written.
@@ -197,9 +199,10 @@ export class QuickMatcher {
     return r.best;
   }
 
-  /** The entries matching query, best first (then the shorter name, then by path), at most limit; all of them, as given, for an empty query. */
-  rank(entries: readonly QuickEntry[], query: string, limit = 50): QuickMatch[] {
-    if (!query.trim()) return entries.slice(0, limit).map((entry) => ({ entry, score: 100, field: 'path', pinyin: false }));
+  /** The entries matching query, best first (then the shorter name, then by path), at most limit; for an empty query all of them,
+   * the recently opened first (recent: paths, most recent first), then the others as given. */
+  rank(entries: readonly QuickEntry[], query: string, limit = 50, recent: readonly string[] = []): QuickMatch[] {
+    if (!query.trim()) return recentFirst(entries, recent, limit).map((entry) => ({ entry, score: 100, field: 'path', pinyin: false }));
     const prep = prepare(query);
     const out: QuickMatch[] = [];
     for (const e of entries) {
@@ -214,6 +217,26 @@ export class QuickMatcher {
     );
     return out.slice(0, limit);
   }
+}
+
+/** The entries whose paths are in recent (most recent first), in recent's order, then the others as given; at most limit. */
+export function recentFirst(entries: readonly QuickEntry[], recent: readonly string[], limit = Infinity): QuickEntry[] {
+  if (!recent.length) return entries.slice(0, limit);
+  const byPath = new Map(entries.map((e) => [e.path, e]));
+  const out: QuickEntry[] = [];
+  const seen = new Set<string>();
+  for (const p of recent) {
+    const e = byPath.get(p);
+    if (e && !seen.has(p)) {
+      seen.add(p);
+      out.push(e);
+    }
+  }
+  for (const e of entries) {
+    if (out.length >= limit) break;
+    if (!seen.has(e.path)) out.push(e);
+  }
+  return out.slice(0, limit);
 }
 
 /** The file name without its Markdown extension. */

@@ -11,7 +11,7 @@ import { ApiError } from '../api';
 import type { TagCount, TreeNode } from '../api/types';
 import { num } from '../lib/format';
 import { m } from '../lib/i18n.svelte';
-import { readPref, writePref } from '../lib/prefs';
+import { pushRecentNote, readPref, readRecentNotes, writePref } from '../lib/prefs';
 import { entryName, QuickMatcher, type QuickEntry } from '../lib/quickopen';
 import { isMarkdown } from '../lib/tree';
 import type { AppState } from './app.svelte';
@@ -130,6 +130,18 @@ export class FindStore {
 
   closeQuickOpen(): void {
     this.quickOpen = false;
+  }
+
+  /** A note was opened (or its tab shown): first among the folder's recent notes. */
+  noteOpened(path: string): void {
+    const dir = this.app.workspace.info?.dir;
+    if (dir) pushRecentNote(dir, path);
+  }
+
+  /** The folder's notes opened last, most recent first (Quick Open lists them first when nothing is typed). */
+  recentNotes(): string[] {
+    const dir = this.app.workspace.info?.dir;
+    return dir ? readRecentNotes(dir) : [];
   }
 
   /** Every note with its name and title; from the tree (names only) while the index builds or when the folder is not indexed. */
