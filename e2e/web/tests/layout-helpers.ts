@@ -20,7 +20,7 @@ export async function headerBoxes(page: Page): Promise<{ head: Box; items: Box[]
       ['more', '[data-testid="header-more"]'],
       ['select', '.extras:not(.menu) select'],
       ['usage', '.extras:not(.menu) [data-testid="usage"]'],
-      ['session menu', 'button.trigger'],
+      ['session menu', '.session-menu button.trigger'],
     ];
     for (const [name, q] of sel) {
       head.querySelectorAll(q).forEach((el, i) => {
