@@ -109,7 +109,8 @@ describe('agents in Chinese and English', () => {
       expect(title.textContent).toBe('智能体');
       expect(badges()).toEqual(['就绪', '1 个密钥']);
       expect(qwen.querySelector('.badge[title]')?.getAttribute('title')).toBe('mnote 为它保存的密钥：OPENAI_API_KEY');
-      expect(qwen.querySelector('button.use')?.textContent?.trim()).toBe('已选用');
+      expect(text('.use-bar > span')).toBe('新会话使用');
+      expect(text('.use-bar button.trigger .name')).toBe('Qwen Code');
       expect(text('[data-testid="agent-install"]')).toContain('安装命令：');
       expect(target.querySelector('header .icon-btn')?.getAttribute('aria-label')).toBe('关闭');
       expect(target.textContent).not.toMatch(/Ready|Not installed|Add a custom agent/);
@@ -118,7 +119,7 @@ describe('agents in Chinese and English', () => {
       flushSync();
       expect(title.textContent).toBe('Agents');
       expect(badges()).toEqual(['Ready', '1 key']);
-      expect(qwen.querySelector('button.use')?.textContent?.trim()).toBe('Selected');
+      expect(text('.use-bar > span')).toBe('New sessions use');
       expect(text('[data-testid="agent-install"]')).toContain('Install it with:');
       expect(target.querySelector('header .icon-btn')?.getAttribute('aria-label')).toBe('Close');
     } finally {

@@ -1,9 +1,10 @@
-// "Switch this session" in the Agents dialog offers only agents that are
-// installed: a missing agent cannot take the open session over.
+// The session header's agent picker switches the open session to the agent
+// picked when it is installed; a missing agent cannot take the session over
+// (the Agents dialog opens, where it is installed).
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../src/api/types';
-import RuntimeSelector from '../src/components/RuntimeSelector.svelte';
+import ChatPanel from '../src/components/ChatPanel.svelte';
 import { AppState, setApp } from '../src/stores/app.svelte';
 import { Features, setFeatures } from '../src/stores/features.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
@@ -41,11 +42,12 @@ async function setup() {
   return f;
 }
 
-/** The agents whose row offers "Switch this session", by title. */
-function switchable(): string[] {
-  return [...target.querySelectorAll<HTMLElement>('.agent')]
-    .filter((row) => [...row.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Switch this session'))
-    .map((row) => row.querySelector('.title')?.textContent?.trim() ?? '');
+/** Opens the header's picker and clicks the agent named name. */
+function pickInHeader(name: string) {
+  (target.querySelector('[data-testid="header-agent"]') as HTMLButtonElement).click();
+  flushSync();
+  (target.querySelector(`[data-testid="header-agent-picker"] [role="option"][data-name="${name}"]`) as HTMLElement).click();
+  flushSync();
 }
 
 beforeEach(() => {
@@ -62,23 +64,40 @@ afterEach(() => {
   target.remove();
 });
 
-describe('Switch this session', () => {
-  it('lists installed agents only, not the session’s own', async () => {
+describe('the header’s agent picker', () => {
+  it('switches the session to an installed agent, not to a missing one', async () => {
     const f = await setup();
     expect(app!.session.summary?.agent).toBe('test-agent');
-    comp = mount(RuntimeSelector, { target });
+    comp = mount(ChatPanel, { target });
     flushSync();
-    expect(target.querySelectorAll('.agent').length).toBe(4);
-    expect(switchable().sort()).toEqual(['Codex', 'Qwen Code']);
+    expect(target.querySelector('[data-testid="header-agent"]')?.textContent).toBe('Test Agent');
+    const switches = () => f.call.mock.calls.filter((c: unknown[]) => c[0] === 'sessions.switchAgent');
 
-    // Switching goes to the agent picked.
-    const qwen = [...target.querySelectorAll<HTMLElement>('.agent')].find((r) => r.textContent?.includes('Qwen Code'))!;
-    [...qwen.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Switch this session')!.click();
+    // The session's own agent: nothing to do.
+    pickInHeader('test-agent');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(switches()).toEqual([]);
+
+    // Not installed: the Agents dialog, no switch.
+    pickInHeader('claude-code');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(switches()).toEqual([]);
+    expect(app!.ui.runtimeOpen).toBe(true);
+    app!.ui.runtimeOpen = false;
+
+    // Installed (one that needs a sign-in too): the session switches to it.
+    pickInHeader('qwen');
     await new Promise((r) => setTimeout(r, 0));
     expect(f.call).toHaveBeenCalledWith('sessions.switchAgent', { id: 's1', agent: 'qwen' });
+    flushSync();
+    expect(target.querySelector('[data-testid="header-agent"]')?.textContent).toBe('Qwen Code');
+    expect(app!.agents.selected).toBe('qwen');
+    pickInHeader('codex');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(f.call).toHaveBeenCalledWith('sessions.switchAgent', { id: 's1', agent: 'codex' });
   });
 
-  it('offers nothing when no session is open', async () => {
+  it('is not there when no session is open (the empty state’s picker chooses for new sessions)', async () => {
     const f = fakeClient({
       'sessions.list': () => [],
       'agents.list': () => AGENTS,
@@ -90,9 +109,9 @@ describe('Switch this session', () => {
     setApp(app);
     setFeatures(app, new Features(app, { download: () => {}, pollMs: 60_000 }));
     await app.agents.refresh();
-    comp = mount(RuntimeSelector, { target });
+    comp = mount(ChatPanel, { target });
     flushSync();
-    expect(target.querySelectorAll('.agent').length).toBe(4);
-    expect(switchable()).toEqual([]);
+    expect(target.querySelector('[data-testid="header-agent-picker"]')).toBeNull();
+    expect(target.querySelector('[data-testid="agent-picker"]')).not.toBeNull();
   });
 });
