@@ -114,7 +114,7 @@ describe('ranking', () => {
 
 describe('recent notes, kept per folder', () => {
   it('puts the note opened last first, once, per folder, bounded', () => {
-    localStorage.removeItem('mnote.recentNotes');
+    localStorage.clear();
     pushRecentNote('/w/a', 'one.md');
     pushRecentNote('/w/a', 'two.md');
     pushRecentNote('/w/b', 'other.md');
@@ -135,9 +135,11 @@ describe('recent notes, kept per folder', () => {
     expect(readRecentNotes('/f/0')).toEqual([]);
     expect(readRecentNotes('/f/1')).toEqual(['x.md']);
     expect(readRecentNotes('/w/a')[0]).toBe('again.md');
-    // A damaged value reads as nothing kept.
-    localStorage.setItem('mnote.recentNotes', '[1,2');
+    // Each folder under its own key; a damaged value reads as nothing kept.
+    expect(JSON.parse(localStorage.getItem('mnote.recentNotes@/w/a') ?? '[]')[0]).toBe('again.md');
+    localStorage.setItem('mnote.recentNotes@/w/a', '[1,2');
     expect(readRecentNotes('/w/a')).toEqual([]);
-    localStorage.removeItem('mnote.recentNotes');
+    expect(localStorage.getItem('mnote.recentNotes@/w/b')).toBeNull(); // its key went with it
+    localStorage.clear();
   });
 });

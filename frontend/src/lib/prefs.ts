@@ -116,41 +116,36 @@ export function writeQueue(sessionId: string, v: unknown): void {
 }
 
 // The notes opened last in each folder (Quick Open lists them first when
-// nothing is typed), most recent first: up to MAX_RECENT_NOTES paths for
-// each of the last MAX_RECENT_FOLDERS folders opened. One key, a JSON
-// object from the folder's absolute path to its notes' paths.
-const RECENT_NOTES_KEY = 'mnote.recentNotes';
+// nothing is typed), most recent first: up to MAX_RECENT_NOTES paths, kept
+// as JSON under the folder's own key (KEY@folder, as the daily note's
+// settings are), for the last MAX_RECENT_FOLDERS folders written to (an
+// index as the drafts have; the oldest folder's list goes first).
+const RECENT_PREFIX = 'mnote.recentNotes@';
+const RECENT_INDEX = 'mnote.recentNotes';
 export const MAX_RECENT_NOTES = 50;
 export const MAX_RECENT_FOLDERS = 20;
 
-function recentAll(): Record<string, string[]> {
+function stringList(key: string): string[] {
   try {
-    const v: unknown = JSON.parse(readPref(RECENT_NOTES_KEY) ?? '{}');
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
-    const out: Record<string, string[]> = {};
-    for (const [dir, paths] of Object.entries(v as Record<string, unknown>)) {
-      if (Array.isArray(paths)) out[dir] = paths.filter((p): p is string => typeof p === 'string' && p !== '');
-    }
-    return out;
+    const v: unknown = JSON.parse(readPref(key) ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
   } catch {
-    return {};
+    return [];
   }
 }
 
 /** The notes opened last in folder dir, most recent first. */
 export function readRecentNotes(dir: string): string[] {
-  return recentAll()[dir] ?? [];
+  return dir ? stringList(RECENT_PREFIX + dir) : [];
 }
 
 /** Puts path first among folder dir's recent notes (the folder becomes the most recent one). */
 export function pushRecentNote(dir: string, path: string): void {
   if (!dir || !path) return;
-  const all = recentAll();
-  const paths = [path, ...(all[dir] ?? []).filter((p) => p !== path)].slice(0, MAX_RECENT_NOTES);
-  delete all[dir];
-  // The most recent folder last (insertion order); the oldest go past the limit.
-  const dirs = [...Object.keys(all), dir].slice(-MAX_RECENT_FOLDERS);
-  const out: Record<string, string[]> = {};
-  for (const d of dirs) out[d] = d === dir ? paths : all[d];
-  writePref(RECENT_NOTES_KEY, JSON.stringify(out));
+  const paths = [path, ...readRecentNotes(dir).filter((p) => p !== path)].slice(0, MAX_RECENT_NOTES);
+  const dirs = stringList(RECENT_INDEX).filter((d) => d !== dir);
+  dirs.push(dir);
+  while (dirs.length > MAX_RECENT_FOLDERS) removePref(RECENT_PREFIX + dirs.shift());
+  writePref(RECENT_PREFIX + dir, JSON.stringify(paths));
+  writePref(RECENT_INDEX, JSON.stringify(dirs));
 }
