@@ -1,6 +1,6 @@
 // The editor's writing aids, registered in cm.ts as one extension: paste
 // and drop (paste.ts), the outline (outline.ts), word count (wordcount.ts),
-// and Ctrl+H for find and replace.
+// and Ctrl+H for find and replace (its "by word" for Chinese too: wordsearch.ts).
 
 import { openSearchPanel } from '@codemirror/search';
 import type { Extension } from '@codemirror/state';
@@ -8,6 +8,7 @@ import { type EditorView, keymap } from '@codemirror/view';
 import { outline } from './outline';
 import { pasteAndDrop, type PasteHooks } from './paste';
 import { wordCount } from './wordcount';
+import { wordSearch } from './wordsearch';
 
 export type { PasteHooks as WritingHooks };
 
@@ -24,5 +25,5 @@ export function openReplace(view: EditorView): boolean {
 
 export function writing(hooks: PasteHooks): Extension {
   const replaceKey = 'Mod-h'; // i18n-ignore: a key name
-  return [pasteAndDrop(hooks), outline, wordCount, keymap.of([{ key: replaceKey, run: openReplace, preventDefault: true }])];
+  return [pasteAndDrop(hooks), outline, wordCount, wordSearch, keymap.of([{ key: replaceKey, run: openReplace, preventDefault: true }])];
 }
