@@ -344,16 +344,18 @@ stop_app() {
 # "x y w h line word" in screen pixels (line: an id shared by the words of one
 # text line). The screenshot is enlarged 2x, made grey and thresholded (small
 # grey UI text on white reads far better so). "negated" reads the negated
-# image instead and appends its words: light text on dark (primary buttons).
+# image instead and appends its words: light text on dark (primary buttons);
+# "tinted" a lower threshold, and appends: dark text on a tinted background
+# (the warning bars, which the 75% threshold turns to noise).
 # One thread each: on a busy 2-core machine that is 3-5x faster than OpenMP.
 ocr() {
 	local img=$1 words=$2 pass=${3:-plain}
 	local -a pre=(-colorspace Gray -resize 200% -normalize -threshold 75%)
-	if [[ $pass == negated ]]; then
-		pre=(-colorspace Gray -resize 200% -normalize -negate -threshold 50%)
-	else
-		: >"$words"
-	fi
+	case $pass in
+	negated) pre=(-colorspace Gray -resize 200% -normalize -negate -threshold 50%) ;;
+	tinted) pre=(-colorspace Gray -resize 200% -normalize -threshold 60%) ;;
+	*) : >"$words" ;;
+	esac
 	convert -limit thread 1 "$img" "${pre[@]}" PGM:- |
 		OMP_THREAD_LIMIT=1 tesseract - "$tmp/ocr" --psm 3 tsv >/dev/null 2>&1 || fail "tesseract failed on $img"
 	# TSV columns: level page block par line word left top width height conf text
@@ -413,7 +415,7 @@ see() {
 
 # wait_text PHRASE SECONDS [both] — until the screen shows PHRASE; sets SEEN
 # to "cx cy" of the first place it is read ("both": also try light text on
-# dark). The last screenshot is $tmp/screen.png, its words $tmp/words. False
+# dark; "tinted": also dark text on a tinted background). The last screenshot is $tmp/screen.png, its words $tmp/words. False
 # after SECONDS.
 wait_text() {
 	local dl found
@@ -425,8 +427,8 @@ wait_text() {
 			SEEN=${found%%$'\n'*}
 			return 0
 		fi
-		if [[ ${3:-} == both ]]; then
-			ocr "$tmp/screen.png" "$tmp/words" negated
+		if [[ -n ${3:-} ]]; then
+			ocr "$tmp/screen.png" "$tmp/words" "$([[ $3 == both ]] && echo negated || echo "$3")"
 			if found=$(ocr_find "$tmp/words" "$1"); then
 				SEEN=${found%%$'\n'*}
 				return 0

@@ -94,7 +94,7 @@ main() {
 	wait_turn 1 60
 
 	# 2. The bar says so after, and puts the line back.
-	wait_text "removed text you" 30 || { shot lostword-bar; fail "no bar says the agent's edit removed the unsaved line (see $out/lostword-bar.png)"; }
+	wait_text "removed text you" 30 tinted || { shot lostword-bar; fail "no bar says the agent's edit removed the unsaved line (see $out/lostword-bar.png)"; }
 	shot lostword-bar
 	wait_text "Put it back" 15 || { shot lostword-bar; fail "the bar has no 'Put it back' (see $out/lostword-bar.png)"; }
 	# shellcheck disable=SC2086
