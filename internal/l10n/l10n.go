@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Locale is a language of the catalogue.
@@ -117,7 +118,73 @@ func (l Locale) T(key string, args ...any) string {
 	if len(args) == 0 {
 		return msg
 	}
-	return fmt.Sprintf(msg, args...)
+	out := fmt.Sprintf(msg, args...)
+	if l == ZH {
+		out = TidyCJK(out, args...)
+	}
+	return out
+}
+
+// TidyCJK drops the space between a Chinese value and the Chinese text it
+// meets in a Chinese message ("智能体 %s" with 测试助手 is 智能体测试助手);
+// a Latin or numeric value keeps its spaces (智能体 Claude, 第 3 轮). It is
+// the frontend's tidyCJK (src/lib/i18n.svelte.ts), for Go's messages.
+func TidyCJK(text string, args ...any) string {
+	for _, a := range args {
+		v, ok := a.(string)
+		if !ok || v == "" {
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(v)
+		last, _ := utf8.DecodeLastRuneInString(v)
+		if isCJK(first) {
+			text = dropSpace(text, " "+v, true)
+		}
+		if isCJK(last) {
+			text = dropSpace(text, v+" ", false)
+		}
+	}
+	return text
+}
+
+// dropSpace removes the space of each "<space>v" (before) or "v<space>"
+// (after) in text where a CJK character is on the space's other side.
+func dropSpace(text, pat string, before bool) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(text, pat)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		var cjk bool
+		if before {
+			r, _ := utf8.DecodeLastRuneInString(text[:i])
+			cjk = i > 0 && isCJK(r)
+		} else {
+			r, _ := utf8.DecodeRuneInString(text[i+len(pat):])
+			cjk = i+len(pat) < len(text) && isCJK(r)
+		}
+		if !cjk {
+			b.WriteString(text[:i+1])
+			text = text[i+1:]
+			continue
+		}
+		if before {
+			b.WriteString(text[:i])
+			b.WriteString(pat[1:])
+		} else {
+			b.WriteString(text[:i])
+			b.WriteString(pat[:len(pat)-1])
+		}
+		text = text[i+len(pat):]
+	}
+}
+
+// isCJK is the frontend's CJK range: radicals, kana, ideographs, CJK
+// punctuation, compatibility ideographs and full-width forms.
+func isCJK(r rune) bool {
+	return r >= 0x2e80 && r <= 0x9fff || r >= 0xf900 && r <= 0xfaff || r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef
 }
 
 // N is the plural form of key for n ("<key>_one" or "<key>_other"), with
