@@ -36,9 +36,12 @@
 // it byte for byte and shows it at /s/{token}: a self-contained HTML page
 // with entry texts rendered as inert Markdown (package internal/inertmd:
 // raw HTML, links and images shown as text), every other text escaped, no
-// scripts, and a Content-Security-Policy (PageCSP) that forbids them
-// anyway. It speaks the viewer's language (Accept-Language: Chinese, else
-// English; package internal/l10n). The token is 256 random bits; the
+// script but the page's own (a few lines that write its <time> elements
+// in the viewer's time zone, in the page's language), and a
+// Content-Security-Policy (PageCSP) that allows that one script by its
+// hash and forbids every other. It speaks the viewer's language
+// (Accept-Language: Chinese, else English; package internal/l10n); without
+// the script its times read in UTC, marked so. The token is 256 random bits; the
 // share's id, which names it in the API, is a different value. Like a
 // user's token, the share's token is stored as its hash (HashToken) and
 // given once, in the answer that creates the share; listing shares gives

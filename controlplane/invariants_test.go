@@ -143,13 +143,20 @@ func TestInvariant3ShareIsReadOnlySnapshot(t *testing.T) {
 		if st != 200 {
 			t.Fatalf("page: %d %s", st, page)
 		}
-		if got := hdr.Get("Content-Security-Policy"); got != "default-src 'none'; style-src 'unsafe-inline'; img-src data:" {
+		// No source of any kind but inline CSS, data: images and the page's
+		// one script, by its hash.
+		if got := hdr.Get("Content-Security-Policy"); !regexp.MustCompile(`^default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-[A-Za-z0-9+/]{43}='$`).MatchString(got) {
 			t.Fatalf("CSP %q", got)
 		}
 		if ct := hdr.Get("Content-Type"); ct != "text/html; charset=utf-8" || hdr.Get("X-Content-Type-Options") != "nosniff" {
 			t.Fatalf("content type %q, nosniff %q", ct, hdr.Get("X-Content-Type-Options"))
 		}
 		lower := strings.ToLower(string(page))
+		// The page's own script (its times), and no other.
+		if strings.Count(lower, "<script") != 1 || !strings.Contains(lower, "\n<script>\nfor (const e of document.queryselectorall(\"time[datetime]\"))") {
+			t.Fatalf("page has other scripts than its own:\n%s", page)
+		}
+		lower = strings.Replace(lower, "<script", "", 1)
 		for _, bad := range []string{"<script", "<img", "<iframe", "<a ", "<link", "<object", "<embed", "<form", "renamed later"} {
 			if strings.Contains(lower, bad) {
 				t.Fatalf("page contains %q:\n%s", bad, page)

@@ -2,12 +2,15 @@ package controlplane
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"mnote/controlplane/api"
@@ -15,9 +18,22 @@ import (
 	"mnote/internal/l10n"
 )
 
-// PageCSP is the Content-Security-Policy of share pages: no scripts, no
-// requests of any kind; only the page's own inline CSS and data: images.
-const PageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+// PageCSP is the Content-Security-Policy of share pages: no requests of
+// any kind; only the page's own inline CSS, data: images, and the one
+// inline script of page.html (by its hash), which writes the page's times
+// in the viewer's time zone. No other script can run, inline or not.
+var PageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src '" + scriptHash(pageHTML) + "'"
+
+// scriptHash is the CSP source of the one <script> of page (its sha256).
+func scriptHash(page string) string {
+	_, rest, ok := strings.Cut(page, "<script>")
+	body, _, ok2 := strings.Cut(rest, "</script>")
+	if !ok || !ok2 || strings.Contains(rest[len(body):], "<script") {
+		panic("page.html must hold exactly one <script>")
+	}
+	sum := sha256.Sum256([]byte(body))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
 
 // pageMarkdownBudget bounds the bytes of entry text one page view renders
 // as Markdown; the texts after it are shown preformatted, so the cost of
@@ -37,7 +53,7 @@ type pageData struct {
 	Lang     l10n.Locale
 	NotFound bool
 	Title    string
-	Meta     string
+	Meta     template.HTML // escaped text and <time> elements
 	Entries  []pageEntry
 }
 
@@ -60,26 +76,19 @@ func newPageData(l l10n.Locale, snap api.ShareSnapshot, shared, expires time.Tim
 	if d.Title == "" {
 		d.Title = l.T("share.title_shared")
 	}
-	meta := ""
-	add := func(s string) {
-		if meta != "" {
-			meta += " · "
-		}
-		meta += s
-	}
+	var meta []string
 	if snap.Runtime != "" {
-		add(l.T("share.agent", snap.Runtime))
+		meta = append(meta, template.HTMLEscapeString(l.T("share.agent", snap.Runtime)))
 	}
-	if !snap.CreatedAt.IsZero() {
-		add(l.T("share.started", l.DateUTC(snap.CreatedAt)))
+	for _, at := range []struct {
+		key string
+		t   time.Time
+	}{{"share.started", snap.CreatedAt}, {"share.shared", shared}, {"share.expires", expires}} {
+		if !at.t.IsZero() {
+			meta = append(meta, timeMessage(l, at.key, at.t))
+		}
 	}
-	if !shared.IsZero() {
-		add(l.T("share.shared", l.DateUTC(shared)))
-	}
-	if !expires.IsZero() {
-		add(l.T("share.expires", l.DateUTC(expires)))
-	}
-	d.Meta = meta
+	d.Meta = template.HTML(strings.Join(meta, " · "))
 	budget := pageMarkdownBudget
 	for _, en := range snap.Entries {
 		pe := pageEntry{Kind: en.Kind, Label: entryLabel(l, en.Kind), Title: en.Title}
@@ -109,6 +118,21 @@ func newPageData(l l10n.Locale, snap api.ShareSnapshot, shared, expires time.Tim
 		d.Entries = append(d.Entries, pe)
 	}
 	return d
+}
+
+// timeMarker stands for the time in a message until it is escaped.
+const timeMarker = "\x00"
+
+// timeMessage is the message key with t in it as a <time> element: its
+// datetime the instant (RFC 3339, UTC), its text the instant in UTC in l
+// ("1 Dec 2026 15:04 UTC"), which the page's script rewrites in the
+// viewer's time zone. The message's own words are escaped.
+func timeMessage(l l10n.Locale, key string, t time.Time) string {
+	before, after, _ := strings.Cut(l.T(key, timeMarker), timeMarker)
+	t = t.UTC()
+	return template.HTMLEscapeString(before) +
+		`<time datetime="` + t.Format(time.RFC3339) + `">` + template.HTMLEscapeString(l.DateUTC(t)) + `</time>` +
+		template.HTMLEscapeString(after)
 }
 
 // entryLabel is who or what an entry is, in l.

@@ -1,6 +1,8 @@
 package controlplane_test
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"mnote/controlplane"
 	"mnote/controlplane/api"
 )
 
@@ -46,24 +49,33 @@ var pageElements = map[string]bool{
 	"em": true, "strong": true, "del": true, "code": true, "pre": true, "blockquote": true,
 	"ul": true, "ol": true, "li": true, "hr": true, "br": true, "span": true,
 	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "input": true,
+	"time": true, "script": true,
 }
 
 // checkPage fails t unless the page parses into allowed elements with no
-// attribute that links, loads or runs anything, its one <style> the
-// page's own, and returns the text a reader sees in <body>.
+// attribute that links, loads or runs anything, its one <style> and its
+// one <script> the page's own (the script the one PageCSP allows by its
+// hash), and returns the text a reader sees in <body>.
 func checkPage(t *testing.T, page string) string {
 	t.Helper()
 	var text strings.Builder
 	z := html.NewTokenizer(strings.NewReader(page))
-	styles, inBody := 0, false
+	styles, scripts, inBody, inScript := 0, 0, false, false
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			break
 		}
 		switch tt {
+		case html.EndTagToken:
+			inScript = false
 		case html.TextToken:
-			if inBody {
+			if inScript {
+				sum := sha256.Sum256(z.Text())
+				if h := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(controlplane.PageCSP, h) {
+					t.Fatalf("the page's script is not the one the CSP allows (%s, CSP %s):\n%s", h, controlplane.PageCSP, z.Text())
+				}
+			} else if inBody {
 				text.Write(z.Text())
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
@@ -76,6 +88,12 @@ func checkPage(t *testing.T, page string) string {
 				inBody = true
 			case "style":
 				styles++
+			case "script":
+				scripts++
+				inScript = true
+				if len(tok.Attr) > 0 {
+					t.Fatalf("the page has <script %v>", tok.Attr)
+				}
 			case "input":
 				ok := map[string]string{}
 				for _, a := range tok.Attr {
@@ -104,8 +122,8 @@ func checkPage(t *testing.T, page string) string {
 			}
 		}
 	}
-	if styles != 1 {
-		t.Fatalf("the page has %d <style> elements, want its own one", styles)
+	if styles != 1 || scripts != 1 {
+		t.Fatalf("the page has %d <style> and %d <script> elements, want its own one of each", styles, scripts)
 	}
 	return text.String()
 }
@@ -248,12 +266,13 @@ func TestSharePageLanguage(t *testing.T) {
 	}{
 		{"zh-CN,zh;q=0.9,en;q=0.8", "zh-CN",
 			[]string{">你<", ">智能体<", "<summary>思考过程</summary>", "工具调用 · 编辑", `<span class="badge">已完成</span>`, ">计划<",
-				"智能体：qwen-code", "开始于 2026年12月1日 15:04 UTC", "分享于 " + time.Now().UTC().Format("2006年"), " UTC 到期",
+				"智能体：qwen-code", `开始于 <time datetime="2026-12-01T15:04:00Z">2026年12月1日 15:04 UTC</time>`,
+				"分享于 <time datetime=\"" + time.Now().UTC().Format("2006-"), ` UTC</time> 到期`,
 				"这是从 mnote 分享的只读快照", "<title>整理笔记 · mnote</title>", `disabled="" type="checkbox"`},
 			[]string{">You<", "Assistant", "Shared ", "Expires", "read-only snapshot"}},
 		{"zh-TW", "zh-CN", []string{">你<", "分享于"}, []string{">You<"}},
 		{"", "en", []string{">You<", ">Assistant<", "<summary>Thought</summary>", "Tool call · edit", `<span class="badge">completed</span>`,
-			">Plan<", "Agent: qwen-code", "Started 1 Dec 2026 15:04 UTC", "Shared ", "Expires ", "A read-only snapshot shared from mnote"},
+			">Plan<", "Agent: qwen-code", `Started <time datetime="2026-12-01T15:04:00Z">1 Dec 2026 15:04 UTC</time>`, "Shared <time ", "Expires <time ", "A read-only snapshot shared from mnote"},
 			[]string{"分享于", ">你<"}},
 		{"fr-FR,de;q=0.8", "en", []string{">You<"}, []string{">你<"}},
 		{"en-US,zh;q=0.5", "en", []string{">You<"}, []string{">你<"}},
@@ -263,6 +282,11 @@ func TestSharePageLanguage(t *testing.T) {
 			t.Fatalf("%q: %d, Vary %q, want <html lang=%q>:\n%.400s", c.accept, st, hdr.Get("Vary"), c.lang, page)
 		}
 		checkPage(t, page)
+		// The one script the page runs is allowed by its hash, nothing else.
+		if csp := hdr.Get("Content-Security-Policy"); csp != controlplane.PageCSP || !strings.Contains(csp, "script-src 'sha256-") ||
+			strings.Count(csp, "'unsafe-inline'") != 1 || strings.Contains(csp, "unsafe-eval") || !strings.Contains(csp, "default-src 'none'") {
+			t.Errorf("%q: CSP %q", c.accept, csp)
+		}
 		for _, w := range c.want {
 			if !strings.Contains(page, w) {
 				t.Errorf("%q: the page lacks %q", c.accept, w)

@@ -48,6 +48,9 @@ export default defineConfig({
     chunkSizeWarningLimit: 400,
   },
   server: {
+    // Tests read files of the Go side too (tests/share-page-times.test.ts:
+    // controlplane/page.html); the dev server serves only the page's own.
+    fs: process.env.VITEST ? { allow: ['..'] } : undefined,
     proxy: {
       '/api': {
         target: serve,
