@@ -17,6 +17,7 @@ import {
   removeNode,
 } from '../src/lib/tree';
 import { parseUnifiedDiff, sectionPath } from '../src/lib/unidiff';
+import { i18n } from '../src/lib/i18n.svelte';
 
 function tree(): TreeNode {
   return {
@@ -140,6 +141,15 @@ describe('unified diffs', () => {
     expect(s[1].from).toBe('/dev/null');
     expect(sectionPath(s[1])).toBe('new.md');
     expect(s[1].rows.at(-1)).toEqual({ kind: 'gap', text: 'No newline at end of file' });
+    // Diff's own note is worded in the interface's language.
+    try {
+      i18n.choose('zh-CN');
+      const zh = parseUnifiedDiff(text);
+      expect(zh[1].rows.at(-1)).toEqual({ kind: 'gap', text: '文件末尾没有换行符' });
+      expect(zh[0].rows[0]).toEqual({ kind: 'gap', text: '第 1 行' });
+    } finally {
+      i18n.choose('system');
+    }
   });
 
   it('names conflict diffs by their path (turn/, now/, disk/, buffer/ prefixes)', () => {

@@ -58,7 +58,8 @@ export function parseUnifiedDiff(text: string): DiffSection[] {
     } else if (l.startsWith(' ')) {
       s.rows.push({ kind: 'ctx', oldNo: oldNo++, newNo: newNo++, text: l.slice(1) });
     } else if (l.startsWith('\\')) {
-      s.rows.push({ kind: 'gap', text: l.slice(1).trim() });
+      // "\ No newline at end of file", the only such line diff writes.
+      s.rows.push({ kind: 'gap', text: m.editor_diff_no_newline() });
     } else if (l !== '') {
       // Not diff syntax (a message around the diffs): shown as it is.
       s.rows.push({ kind: 'gap', text: l });
