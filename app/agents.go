@@ -32,6 +32,13 @@ type Agent struct {
 	Status  string   `json:"status"`
 	Path    string   `json:"path,omitempty"`
 	Hint    string   `json:"hint,omitempty"`
+	// InstallNote says more on installing it (when missing), in English;
+	// InstallNoteKey and LoginHintKey name those words in the page's
+	// catalogue (frontend/messages/agents), which has them in every
+	// language: the page shows the catalogue's (a preset's fixed text),
+	// the English only for a key it does not know.
+	InstallNote    string `json:"installNote,omitempty"`
+	InstallNoteKey string `json:"installNoteKey,omitempty"`
 	// NPMPackage is the pinned package agents.install puts into mnote's
 	// own folder; "" when the hint is a command for the user to run.
 	NPMPackage string `json:"npmPackage,omitempty"`
@@ -43,9 +50,10 @@ type Agent struct {
 	StderrTail  string            `json:"stderrTail,omitempty"`
 	// LoginHint says how to log in; KeyEnv are the variables that can
 	// carry its key; Keys the ones mnote keeps for it (names only).
-	LoginHint string   `json:"loginHint,omitempty"`
-	KeyEnv    []string `json:"keyEnv,omitempty"`
-	Keys      []string `json:"keys,omitempty"`
+	LoginHint    string   `json:"loginHint,omitempty"`
+	LoginHintKey string   `json:"loginHintKey,omitempty"`
+	KeyEnv       []string `json:"keyEnv,omitempty"`
+	Keys         []string `json:"keys,omitempty"`
 	// NotesTools says the agent gets mnote's notes tools over MCP
 	// (agents.setNotesTools; config.json "notes_tools").
 	NotesTools bool `json:"notesTools"`
@@ -246,7 +254,7 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 		rt := st.Runtime
 		a := Agent{Name: rt.Name, Title: rt.Title, Command: rt.Command, Args: rt.Args, Builtin: rt.Builtin,
 			Path: st.Path, Hint: st.Hint, NPMPackage: rt.NPMPackage, Error: st.Error, LoginHint: rt.LoginHint, KeyEnv: rt.KeyEnv, Keys: keys[rt.Name],
-			NotesTools: !rt.NoNotesTools}
+			LoginHintKey: rt.LoginHintKey, NotesTools: !rt.NoNotesTools}
 		if a.Args == nil {
 			a.Args = []string{}
 		}
@@ -268,6 +276,7 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 			a.ErrorParams = addParams(nil, "agent", rt.Title)
 		default:
 			a.Status = AgentMissing
+			a.InstallNote, a.InstallNoteKey = rt.InstallNote, rt.InstallNoteKey
 		}
 		out = append(out, a)
 	}

@@ -141,3 +141,56 @@ func TestErrorJSONCarriesReasonAndParams(t *testing.T) {
 		t.Fatalf("empty reason and params are left out: %s", plain)
 	}
 }
+
+// Every notice Go sends the page names its case (a Reason, else at least
+// a Code): the page words it in its language from that (errtext.ts
+// noticeText), and shows Go's English Message only for a case it does not
+// know. A NoticePayload literal with neither fails here.
+func TestNoticesNameTheirCase(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(x ast.Node) bool {
+			lit, ok := x.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			if id, ok := lit.Type.(*ast.Ident); !ok || id.Name != "NoticePayload" {
+				return true
+			}
+			n++
+			named := false
+			for _, el := range lit.Elts {
+				kv, ok := el.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				k, _ := kv.Key.(*ast.Ident)
+				if v, ok := kv.Value.(*ast.BasicLit); ok && v.Value == `""` {
+					continue
+				}
+				if k != nil && (k.Name == "Reason" || k.Name == "Code") {
+					named = true
+				}
+			}
+			if !named {
+				t.Errorf("%s: a notice with neither Reason nor Code: the page can only show its English", fset.Position(lit.Pos()))
+			}
+			return true
+		})
+	}
+	if n < 5 {
+		t.Fatalf("only %d notices found", n)
+	}
+}

@@ -52,9 +52,18 @@ type Runtime struct {
 	// into its own folder (Detector.InstallDir); "" for agents installed
 	// some other way (their InstallHint is the command to run).
 	NPMPackage string `json:"npmPackage,omitempty"`
+	// InstallNote says what InstallHint does not (another way to install,
+	// a caveat), in English; "" for most.
+	InstallNote string `json:"installNote,omitempty"`
 	// LoginHint says how to log in or give the agent a key, e.g. "run
 	// `claude` once and log in with /login".
 	LoginHint string `json:"loginHint,omitempty"`
+	// InstallNoteKey and LoginHintKey name InstallNote and LoginHint in
+	// the window's catalogue (frontend/messages/agents), which words them
+	// in the interface's language; set for the presets only (a test keeps
+	// the catalogue's English equal to the text here, and has Chinese).
+	InstallNoteKey string `json:"installNoteKey,omitempty"`
+	LoginHintKey   string `json:"loginHintKey,omitempty"`
 	// KeyEnv names the environment variables that can carry the agent's
 	// API key instead of a login (see SetSecret), most useful first.
 	KeyEnv []string `json:"keyEnv,omitempty"`
@@ -98,8 +107,9 @@ const CustomName = "custom"
 type preset struct {
 	name, title string
 	argv        []string // command and args
-	hint        string
-	npm         string // pinned package@version (docs/agents.md, tested)
+	hint        string   // the command that installs it ("" when there is no one command)
+	note        string   // InstallNote
+	npm         string   // pinned package@version (docs/agents.md, tested)
 	login       string
 	keyEnv      []string
 	providerEnv []string // Runtime.ProviderEnv
@@ -149,20 +159,23 @@ var presets = []preset{
 		login:       "run `kimi` once and log in with /login",
 		providerEnv: []string{"KIMI_*", "MOONSHOT_*"}},
 	{name: "hermes", title: "Hermes", argv: []string{"hermes", "acp"},
-		hint:  "see https://hermes-agent.nousresearch.com/docs for install (a Python tool)",
+		hint:  "curl -fsSL https://hermes-agent.nousresearch.com/install.sh | bash",
+		note:  "Or see https://hermes-agent.nousresearch.com/docs for the other ways to install it.",
 		login: "run `hermes model` to pick a provider and enter its key",
 		// Hermes keeps its keys in ~/.hermes/.env; from the environment it
 		// reads its own settings and OpenRouter's and Nous Portal's.
 		providerEnv: []string{"HERMES_*", "OPENROUTER_*", "NOUS_*"}},
 	{name: "reasonix", title: "Reasonix", argv: []string{"reasonix", "acp"},
-		hint: "npm install -g reasonix (keep optional dependencies: the binary is in @reasonix/cli-*)",
+		hint: "npm install -g reasonix",
+		note: "Keep npm's optional dependencies: the program is in @reasonix/cli-*.",
 		npm:  "reasonix@1.38.11",
 		// Reasonix keeps its DeepSeek key in its own .env (reasonix setup);
 		// DEEPSEEK_* pass for a setup that reads them.
 		login:       "run `reasonix setup` to pick a provider and enter its key (kept in Reasonix's .env)",
 		providerEnv: []string{"REASONIX_*", "DEEPSEEK_*"}},
 	{name: "goose", title: "goose", argv: []string{"goose", "acp"},
-		hint:        "brew install block-goose-cli, or see https://block.github.io/goose for install",
+		hint:        "brew install block-goose-cli",
+		note:        "Or see https://block.github.io/goose for the other ways to install it.",
 		login:       "run `goose configure` to pick a provider and enter its key",
 		providerEnv: []string{"GOOSE_*"}},
 	{name: "copilot", title: "GitHub Copilot", argv: []string{"copilot", "--acp"},
@@ -198,6 +211,7 @@ func Presets() []Runtime {
 			Command:     p.argv[0],
 			Args:        slices.Clone(p.argv[1:]),
 			InstallHint: p.hint,
+			InstallNote: p.note,
 			NPMPackage:  p.npm,
 			LoginHint:   p.login,
 			KeyEnv:      slices.Clone(p.keyEnv),
@@ -208,12 +222,24 @@ func Presets() []Runtime {
 		if len(rt.Args) == 0 {
 			rt.Args = nil
 		}
+		if p.note != "" {
+			rt.InstallNoteKey = PresetKey(p.name, "install_note")
+		}
+		if p.login != "" {
+			rt.LoginHintKey = PresetKey(p.name, "login")
+		}
 		if p.env != nil {
 			rt.Env = p.env()
 		}
 		out = append(out, rt)
 	}
 	return out
+}
+
+// PresetKey is the window's catalogue key of a preset's text:
+// "agents_preset_<name>_<what>", the name's dashes as underscores.
+func PresetKey(name, what string) string {
+	return "agents_preset_" + strings.ReplaceAll(name, "-", "_") + "_" + what
 }
 
 // Lookup finds a runtime by name or title, ignoring case. A name match wins

@@ -4,10 +4,12 @@
 import { flushSync, mount, unmount } from 'svelte';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../src/api/types';
+import AgentInstall from '../src/components/AgentInstall.svelte';
+import AgentLogin from '../src/components/AgentLogin.svelte';
 import AgentPicker from '../src/components/AgentPicker.svelte';
 import RuntimeSelector from '../src/components/RuntimeSelector.svelte';
 import ShareDialog from '../src/components/ShareDialog.svelte';
-import { i18n, m } from '../src/lib/i18n.svelte';
+import { goMessage, i18n, m } from '../src/lib/i18n.svelte';
 import { AppState, setApp } from '../src/stores/app.svelte';
 import { Features, setFeatures } from '../src/stores/features.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
@@ -146,6 +148,40 @@ describe('agents in Chinese and English', () => {
       expect(heading.textContent).toBe('Share the session');
       expect(options()).toEqual(['Never (until revoked)', 'In 1 day', 'In 7 days', 'In 30 days']);
       expect(target.textContent).toContain('Sync is off.');
+    } finally {
+      i18n.choose('system');
+    }
+  });
+
+  it('a preset’s login hint and install note come from the catalogue, not Go’s English', () => {
+    try {
+      setup();
+      const goose = agent('goose', 'goose', 'missing', {
+        hint: 'brew install block-goose-cli',
+        installNote: 'Or see https://block.github.io/goose for the other ways to install it.',
+        installNoteKey: 'agents_preset_goose_install_note',
+        loginHint: 'run `goose configure` to pick a provider and enter its key',
+        loginHintKey: 'agents_preset_goose_login',
+      });
+      i18n.choose('zh-CN');
+      comps.push(mount(AgentInstall, { target, props: { agent: goose } }));
+      comps.push(mount(AgentLogin, { target, props: { agent: goose } }));
+      flushSync();
+      const note = target.querySelector('[data-testid="install-note"]')!;
+      const login = target.querySelector('[data-testid="agent-login"] .hint')!;
+      expect(text('[data-testid="install-command"]')).toBe('brew install block-goose-cli');
+      expect(note.textContent).toBe('其他安装方式见 https://block.github.io/goose。');
+      expect(login.textContent?.trim()).toBe('运行 `goose configure` 选择服务商并输入它的密钥');
+      expect(target.textContent).not.toMatch(/other ways to install|pick a provider/);
+
+      i18n.choose('en');
+      flushSync();
+      expect(note.textContent).toBe(goose.installNote);
+      expect(login.textContent?.trim()).toBe(goose.loginHint);
+      // A key this page does not know (a newer Go side): Go's English.
+      i18n.choose('zh-CN');
+      expect(goMessage('agents_preset_newer_login', 'run `newer login`')).toBe('run `newer login`');
+      expect(goMessage(undefined, undefined)).toBe('');
     } finally {
       i18n.choose('system');
     }

@@ -141,6 +141,40 @@ function scanJs(node: unknown, src: string, lines: string[], file: string, hits:
   }
 }
 
+// Fields Go fills with English for the page to word by the key beside
+// them (Agent.loginHintKey, installNoteKey: lib/i18n goMessage): shown
+// as they are, they put English in the Chinese interface.
+const GO_ENGLISH = new Set(['loginHint', 'installNote']);
+
+/** Go's English fields rendered as they are in a template expression
+ * (a call's arguments are not rendered as such: goMessage(key, english);
+ * a conditional's test is not rendered). */
+function scanGoEnglish(node: unknown, src: string, lines: string[], file: string, hits: Hit[]): void {
+  if (!node || typeof node !== 'object') return;
+  const n = node as Node;
+  if (n.type === 'CallExpression' || n.type === 'NewExpression' || n.type === 'TaggedTemplateExpression') return;
+  if (n.type === 'ConditionalExpression') {
+    scanGoEnglish(n.consequent, src, lines, file, hits);
+    scanGoEnglish(n.alternate, src, lines, file, hits);
+    return;
+  }
+  if (n.type === 'MemberExpression' && !n.computed) {
+    const p = n.property as Node;
+    if (p.type === 'Identifier' && GO_ENGLISH.has(String(p.name))) {
+      const line = lineOf(src, n.start);
+      if (!ignored(lines, line)) hits.push({ file, line, text: `Go's English ${String(p.name)} shown as it is (word it with goMessage)` });
+      return;
+    }
+  }
+  if (n.type === 'LogicalExpression' || n.type === 'BinaryExpression' || n.type === 'TemplateLiteral') {
+    for (const [k, v] of Object.entries(n)) {
+      if (k === 'left' || k === 'right' || k === 'expressions') {
+        for (const x of Array.isArray(v) ? v : [v]) scanGoEnglish(x, src, lines, file, hits);
+      }
+    }
+  }
+}
+
 function scanTemplate(node: unknown, src: string, lines: string[], file: string, hits: Hit[], inComponent = false): void {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) {
@@ -162,6 +196,7 @@ function scanTemplate(node: unknown, src: string, lines: string[], file: string,
       return;
     case 'ExpressionTag':
       scanJs(n.expression, src, lines, file, hits);
+      scanGoEnglish(n.expression, src, lines, file, hits);
       return;
     case 'RegularElement':
     case 'SvelteElement': {
@@ -209,6 +244,7 @@ function scanAttrs(el: Node, src: string, lines: string[], file: string, hits: H
         }
       } else if (v.type === 'ExpressionTag') {
         scanJs(v.expression, src, lines, file, hits);
+        if (text) scanGoEnglish(v.expression, src, lines, file, hits);
       }
     }
   }
@@ -249,6 +285,18 @@ describe('interface text comes from the catalogue', () => {
       `<script lang="ts">\n  const label = 'Delete note';\n</script>\n<button title="Close">Send</button>\n<input placeholder={busy ? 'Wait…' : m.x()} />\n<Dialog message="Are you sure?" />\n<div class="a b">{count}</div>\n`,
     );
     expect(hits.map((h) => h.text)).toEqual(['Delete note', 'title="Close"', 'Send', 'Wait…', 'message="Are you sure?"']);
+  });
+
+  it('finds Go’s English shown as it is (text from Go is worded by its key)', () => {
+    const hits = lint(
+      'components/Probe.svelte',
+      `{#if agent.loginHint}<p>{agent.loginHint}</p>{/if}\n<span title={a.installNote}>{goMessage(a.installNoteKey, a.installNote)}</span>\n<i>{x ? a.loginHint : ''}</i>\n`,
+    );
+    expect(hits.map((h) => [h.line, h.text])).toEqual([
+      [1, "Go's English loginHint shown as it is (word it with goMessage)"],
+      [2, "Go's English installNote shown as it is (word it with goMessage)"],
+      [3, "Go's English loginHint shown as it is (word it with goMessage)"],
+    ]);
   });
 
   // Parses every source file: 1 s on an idle 2-core machine, 4-5 s on a busy

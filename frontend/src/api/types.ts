@@ -16,6 +16,10 @@ export interface Agent {
   path?: string;
   /** How to install it (missing) or the exact command to log in (needs_login). */
   hint?: string;
+  /** More on installing it (missing), in English; installNoteKey names it
+   * in the catalogue (lib/i18n goMessage words it). */
+  installNote?: string;
+  installNoteKey?: string;
   /** The pinned npm package agents.install puts into mnote's own folder
    * ("" / absent: show `hint`, a command for the user to copy). */
   npmPackage?: string;
@@ -27,8 +31,10 @@ export interface Agent {
   stderrTail?: string;
   /** Not in API.md (yet): custom agents' env, when Go sends it back. */
   env?: Record<string, string>;
-  /** How to log in or give the agent a key, in words. */
+  /** How to log in or give the agent a key, in English; loginHintKey
+   * names it in the catalogue (a preset's; lib/i18n goMessage words it). */
   loginHint?: string;
+  loginHintKey?: string;
   /** Environment variables that can carry the agent's key, most useful first. */
   keyEnv?: string[];
   /** The names (never the values) of the keys mnote keeps for it. */

@@ -119,3 +119,15 @@ if (typeof window !== 'undefined') {
 export function localeName(l: Locale): string {
   return l === 'zh-CN' ? m.common_language_zh() : m.common_language_en();
 }
+
+/**
+ * A message the Go side names by its key (a preset agent's login hint,
+ * its install note: Agent.loginHintKey, installNoteKey), in the interface's
+ * language; the English Go sent beside it when this page's catalogue does
+ * not have the key (a newer Go side) or there is none. A Go test
+ * (acp/runtimes) keeps every such key in both catalogues.
+ */
+export function goMessage(key: string | undefined, english: string | undefined): string {
+  const f = key && Object.prototype.hasOwnProperty.call(m, key) ? (m as unknown as Record<string, unknown>)[key] : undefined;
+  return typeof f === 'function' ? String((f as () => string)()) : (english ?? '');
+}

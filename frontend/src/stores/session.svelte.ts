@@ -451,8 +451,9 @@ export class SessionStore {
       case 'notice':
         if (ev.payload?.message) {
           const n = ev.payload;
-          // Worded in the interface language when Go gave a reason it knows.
-          this.pushNotice(n.reason ? withMessage({ ...n }, () => noticeText(n)) : n);
+          // Worded in the interface language when Go gave a reason or a
+          // code it knows (Go's English message otherwise).
+          this.pushNotice(n.reason || n.code ? withMessage({ ...n }, () => noticeText(n)) : n);
         }
         break;
       case 'terminal': {
