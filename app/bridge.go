@@ -50,14 +50,15 @@ type Config struct {
 	MaxAgents        int
 	SessionsPerAgent int
 	AgentIdle        time.Duration
-	// PickFolder shows the native folder dialog (the window's); "" means
+	// PickFolder shows the native folder dialog (the window's), worded in
+	// the page's locale ("en", "zh-CN"; "" the system's); "" means
 	// cancelled. nil: there is none (mnote serve), the page asks for a path.
-	PickFolder func(ctx context.Context) (string, error)
+	PickFolder func(ctx context.Context, locale string) (string, error)
 	// SaveFile shows the native save dialog for an export named name,
-	// opened in the folder dir ("" the dialog's default), and returns the
-	// chosen path ("" cancelled). nil (mnote serve): exports are returned
-	// to the page, which downloads them.
-	SaveFile func(ctx context.Context, dir, name string) (string, error)
+	// opened in the folder dir ("" the dialog's default), worded in the
+	// page's locale, and returns the chosen path ("" cancelled). nil
+	// (mnote serve): exports are returned to the page, which downloads them.
+	SaveFile func(ctx context.Context, locale, dir, name string) (string, error)
 	// MCPCommand is the program agents start for the notes tools
 	// (`MCPCommand mcp`); "" is this executable.
 	MCPCommand string

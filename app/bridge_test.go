@@ -205,7 +205,7 @@ func TestBridgeCallContextEndsWithShutdown(t *testing.T) {
 	t.Parallel()
 	got := make(chan context.Context, 1)
 	h := newHarnessWith(t, func(c *app.Config) {
-		c.PickFolder = func(ctx context.Context) (string, error) {
+		c.PickFolder = func(ctx context.Context, _ string) (string, error) {
 			got <- ctx
 			return "", nil // cancelled
 		}

@@ -24,7 +24,7 @@ func TestExportSaveDialogFolderAndLocale(t *testing.T) {
 		chosenDir = t.TempDir()
 	)
 	h := newHarnessWith(t, func(c *app.Config) {
-		c.SaveFile = func(_ context.Context, dir, name string) (string, error) {
+		c.SaveFile = func(_ context.Context, _, dir, name string) (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			dirs, names = append(dirs, dir), append(names, name)

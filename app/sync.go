@@ -252,7 +252,7 @@ func (s *Services) sessionsExport(ctx context.Context, a exportArgs) (any, *Erro
 	}
 	out := Exported{Filename: s.exportFilename(ctx, a.ID, a.Format, redact), Mime: mime}
 	if s.cfg.SaveFile != nil {
-		path, err := s.cfg.SaveFile(ctx, s.exportDir(ctx, a.ID), out.Filename)
+		path, err := s.cfg.SaveFile(ctx, a.Locale, s.exportDir(ctx, a.ID), out.Filename)
 		if err != nil {
 			return nil, errorFrom("save dialog", err)
 		}

@@ -313,11 +313,16 @@ func (s *Services) workspaceOpen(_ context.Context, a dirArgs) (any, *Error) {
 	return s.info(w), nil
 }
 
-func (s *Services) workspacePick(ctx context.Context, _ struct{}) (any, *Error) {
+// pickArgs are workspace.pick's: the page's locale words the dialog.
+type pickArgs struct {
+	Locale string `json:"locale"`
+}
+
+func (s *Services) workspacePick(ctx context.Context, a pickArgs) (any, *Error) {
 	if s.cfg.PickFolder == nil {
 		return nil, badRequest("there is no folder dialog here: type the folder's path").why(ReasonNoFolderDialog)
 	}
-	dir, err := s.cfg.PickFolder(ctx)
+	dir, err := s.cfg.PickFolder(ctx, a.Locale)
 	if err != nil {
 		return nil, errorFrom("folder dialog", err)
 	}

@@ -7,4 +7,10 @@
 // for its native dialogs. So the command line, which never loads GTK,
 // carries the services, and the window only the window: one copy of each
 // on disk.
+//
+// The native dialogs (a folder to open, where to save an export) are
+// worded in the page's language, which the services pass with the call:
+// title and buttons from internal/l10n. On Linux they are GTK file
+// choosers of mnote's own (dialog_linux.go), as Wails' have fixed English
+// buttons; run on GTK's main thread while the asking goroutine waits.
 package desktop

@@ -250,17 +250,20 @@ func (d *desktop) Call(_ context.Context, method, args string) (string, error) {
 	if ctx == nil {
 		return "", errors.New("the window is not ready yet; try again")
 	}
+	// The dialogs are worded in the page's language (the args' locale).
+	var a struct{ Locale, Dir, Name string }
+	if args != "" {
+		if err := json.Unmarshal([]byte(args), &a); err != nil {
+			return "", fmt.Errorf("%s: %w", method, err)
+		}
+	}
 	var path string
 	var err error
 	switch method {
 	case nativePickFolder:
-		path, err = wruntime.OpenDirectoryDialog(ctx, wruntime.OpenDialogOptions{Title: l10n.FromEnv().T("dialog.open_title"), CanCreateDirectories: true})
+		path, err = fileDialog(ctx, wordsFor(a.Locale, false), false, "", "")
 	case nativeSaveFile:
-		var a struct{ Dir, Name string }
-		if err := json.Unmarshal([]byte(args), &a); err != nil {
-			return "", fmt.Errorf("%s: %w", method, err)
-		}
-		path, err = wruntime.SaveFileDialog(ctx, wruntime.SaveDialogOptions{Title: l10n.FromEnv().T("dialog.export_title"), DefaultDirectory: a.Dir, DefaultFilename: a.Name, CanCreateDirectories: true})
+		path, err = fileDialog(ctx, wordsFor(a.Locale, true), true, a.Dir, a.Name)
 	default:
 		return "", fmt.Errorf("the window has no method %q", method)
 	}

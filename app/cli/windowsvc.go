@@ -27,8 +27,8 @@ const windowServicesCmd = "window-services"
 
 // The window's own methods, which the services call (the native dialogs).
 const (
-	NativePickFolder = "native.pickFolder" // args {} → "path" ("" = cancelled)
-	NativeSaveFile   = "native.saveFile"   // args {"dir","name"} → "path"
+	NativePickFolder = "native.pickFolder" // args {"locale"} → "path" ("" = cancelled)
+	NativeSaveFile   = "native.saveFile"   // args {"locale","dir","name"} → "path"
 )
 
 // runWindowServices runs the services until the window closes its end of
@@ -56,11 +56,11 @@ func (e *env) runWindowServices(args []string) int {
 	svc, err := app.New(app.Config{
 		Paths: e.paths, Workspace: *dir, Select: *sel, Emitter: linkEmitter{link: link, log: e.log},
 		Detector: e.detector(), Logger: e.log, ClientVersion: Version,
-		PickFolder: func(ctx context.Context) (string, error) {
-			return nativeString(ctx, link, NativePickFolder, struct{}{})
+		PickFolder: func(ctx context.Context, locale string) (string, error) {
+			return nativeString(ctx, link, NativePickFolder, map[string]string{"locale": locale})
 		},
-		SaveFile: func(ctx context.Context, dir, name string) (string, error) {
-			return nativeString(ctx, link, NativeSaveFile, map[string]string{"dir": dir, "name": name})
+		SaveFile: func(ctx context.Context, locale, dir, name string) (string, error) {
+			return nativeString(ctx, link, NativeSaveFile, map[string]string{"locale": locale, "dir": dir, "name": name})
 		},
 	})
 	if err != nil {

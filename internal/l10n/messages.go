@@ -3,9 +3,14 @@ package l10n
 // en is the English catalogue. Keys are "<page>.<name>"; a plural has
 // "_one" and "_other" forms (see Locale.N).
 var en = map[string]string{
-	// The window's native dialogs (in the system's language).
+	// The window's native dialogs (in the page's language; the system's
+	// when the page named none). An underscore marks the button's
+	// mnemonic (GTK), as it does in GTK's own English.
 	"dialog.export_title":          "Export the session",
 	"dialog.open_title":            "Open a folder of notes",
+	"dialog.cancel":                "_Cancel",
+	"dialog.save":                  "_Save",
+	"dialog.open":                  "_Open",
 	"dialog.services_failed_title": "mnote has to close",
 	"dialog.services_failed":       "mnote's services stopped and could not be restarted (%s). Your notes and transcripts are safe on disk. Start mnote again; if this keeps happening, run it from a terminal to see why.",
 	// The page `mnote serve` has the browser open, which sends it on.
@@ -113,6 +118,9 @@ var en = map[string]string{
 var zh = map[string]string{
 	"dialog.export_title":          "导出会话",
 	"dialog.open_title":            "打开笔记文件夹",
+	"dialog.cancel":                "取消",
+	"dialog.save":                  "保存",
+	"dialog.open":                  "打开",
 	"dialog.services_failed_title": "mnote 需要关闭",
 	"dialog.services_failed":       "mnote 的后台服务已停止，且无法重新启动（%s）。你的笔记和会话记录都安全地保存在磁盘上。请重新启动 mnote；如果问题反复出现，请在终端中运行它以查看原因。",
 	"serve.open_title":             "正在打开 mnote",

@@ -135,7 +135,8 @@ export interface Client {
     get(): Promise<WorkspaceInfo | null>;
     open(dir: string): Promise<WorkspaceInfo>;
     /** The native folder dialog; null when cancelled. */
-    pick(): Promise<WorkspaceInfo | null>;
+    /** locale words the dialog (its title and buttons). */
+    pick(locale?: string): Promise<WorkspaceInfo | null>;
     tree(args?: { all?: boolean; filter?: string }): Promise<TreeNode>;
     find(query: string, limit?: number): Promise<FindHit[]>;
   };
@@ -356,7 +357,7 @@ export function createClient(t: Transport): Client {
         if (!w) throw new ApiError('internal', 'The app answered workspace.open without a folder.');
         return w;
       },
-      pick: async () => info(await call('workspace.pick')),
+      pick: async (locale) => info(await call('workspace.pick', locale ? { locale } : undefined)),
       tree: async (args = {}) => {
         const n = obj<TreeNode>(await call('workspace.tree', args), 'workspace.tree');
         return { ...n, name: n.name ?? '', path: n.path ?? '', dir: true, children: arr<TreeNode>(n.children) };

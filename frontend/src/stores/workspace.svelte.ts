@@ -132,7 +132,7 @@ export class WorkspaceStore {
   }
 
   async pick(): Promise<WorkspaceInfo | null> {
-    const info = await this.client.workspace.pick();
+    const info = await this.client.workspace.pick(locale());
     if (!info) return null;
     this.use(info);
     await this.refresh();
