@@ -509,7 +509,7 @@ var editOptions = []acp.PermissionOption{
 }
 
 // editNote replaces a section, a range of lines or the whole note, after
-// asking the user (a tool call card "Edit <path>" with the diff, through
+// asking the user (an edit tool call card on the file, with the diff, through
 // the same broker as the agent's own requests), and writes through the
 // session's agent file system: confined, through open buffers, recorded
 // with the content replaced, inside the turn's checkpoint.
@@ -578,10 +578,12 @@ func (l *notesTools) editNote(ctx context.Context, a mcp.EditNoteArgs) mcp.Resul
 		diff["oldText"] = old
 	}
 	tc, _ := json.Marshal(map[string]any{
-		"toolCallId": id, "title": "Edit " + rel, "kind": "edit", "status": "pending",
+		"toolCallId": id, "title": "", "kind": "edit", "status": "pending",
 		"content": []any{diff}, "locations": []any{map[string]any{"path": abs, "line": from}},
 	})
-	req := &acp.PermissionRequest{SessionID: l.id, ToolCall: tc, Options: editOptions, ToolCallID: id, Title: "Edit " + rel, Kind: "edit"}
+	// No title: the reader words it in their language from the kind and
+	// the file (the page's permissionTitle, the terminal's permTitle).
+	req := &acp.PermissionRequest{SessionID: l.id, ToolCall: tc, Options: editOptions, ToolCallID: id, Kind: "edit"}
 	d, _ := l.sess.RequestPermission(ctx, req)
 	kind := ""
 	for _, o := range editOptions {

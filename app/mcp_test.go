@@ -169,7 +169,7 @@ func TestNotesToolsCannotReachOwnData(t *testing.T) {
 	}
 }
 
-// edit_note asks the user first (a tool call card "Edit <path>" with the
+// edit_note asks the user first (an edit tool call card on the file, with the
 // diff, in the session's thread), then writes like fs/write_text_file:
 // on disk and in the open buffer, recorded with the content it replaced,
 // inside the turn's checkpoint, which reverts it. A rejection writes
@@ -184,13 +184,16 @@ func TestEditNoteAsksAndReverts(t *testing.T) {
 	from := h.rec.Len()
 	turn := h.prompt(sum.ID, acptest.Steps(mcpStep("edit_note", `{"path":"plan.md","heading":"Cache","content":"## Cache\nrewritten by the agent\n"}`)))
 	_, req := h.waitPermission(sum.ID, from)
-	if req.Title != "Edit plan.md" || req.Kind != "edit" || len(req.Options) != 4 {
+	// No English title: the page words it from the kind and the file.
+	if req.Title != "" || req.Kind != "edit" || len(req.Options) != 4 || !strings.HasPrefix(req.ToolCallID, "mnote-edit-") {
 		t.Fatalf("request %+v", req)
 	}
 	var tc struct {
-		Content []struct{ Type, OldText, NewText string } `json:"content"`
+		Content   []struct{ Type, OldText, NewText string } `json:"content"`
+		Locations []struct{ Path string }                   `json:"locations"`
 	}
 	if err := json.Unmarshal(req.ToolCall, &tc); err != nil || len(tc.Content) != 1 || tc.Content[0].Type != "diff" ||
+		len(tc.Locations) != 1 || tc.Locations[0].Path != note ||
 		tc.Content[0].OldText != planNote || !strings.Contains(tc.Content[0].NewText, "rewritten by the agent") {
 		t.Fatalf("tool call %s", req.ToolCall)
 	}
@@ -209,7 +212,7 @@ func TestEditNoteAsksAndReverts(t *testing.T) {
 	snap := h.open(sum.ID)
 	var card *thread.Entry
 	for i, e := range snap.Thread.Entries {
-		if e.Kind == thread.EntryToolCall && e.ToolCall != nil && e.ToolCall.Title == "Edit plan.md" {
+		if e.Kind == thread.EntryToolCall && e.ToolCall != nil && strings.HasPrefix(e.ToolCall.ToolCallID, "mnote-edit-") && e.ToolCall.Title == "" {
 			card = &snap.Thread.Entries[i]
 		}
 	}
@@ -261,7 +264,7 @@ func TestEditNoteAsksAndReverts(t *testing.T) {
 	h.start()
 	var status []string
 	for _, e := range h.open(sum.ID).Thread.Entries {
-		if e.Kind == thread.EntryToolCall && e.ToolCall.Title == "Edit plan.md" {
+		if e.Kind == thread.EntryToolCall && strings.HasPrefix(e.ToolCall.ToolCallID, "mnote-edit-") && e.ToolCall.Title == "" {
 			status = append(status, e.ToolCall.Status)
 		}
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +78,7 @@ func (b *policyBroker) ask(ctx context.Context, req *acp.PermissionRequest) (acp
 	loc := l10n.FromEnv()
 	var q strings.Builder
 	q.WriteString("\n")
-	q.WriteString(loc.T("cli.perm_asks", termLine(req.Title)))
+	q.WriteString(loc.T("cli.perm_asks", termLine(permTitle(loc, req))))
 	if req.Kind != "" {
 		fmt.Fprintf(&q, " [%s]", termLine(req.Kind))
 	}
@@ -143,4 +144,24 @@ func optionText(loc l10n.Locale, o acp.PermissionOption) string {
 		return label
 	}
 	return label + loc.T("cli.perm_named", termLine(name))
+}
+
+// permTitle is what a permission request is about: its tool call's title,
+// else (mnote's own edit_note, which leaves the wording to the reader's
+// language) the kind and the first file, in loc.
+func permTitle(loc l10n.Locale, req *acp.PermissionRequest) string {
+	if strings.TrimSpace(req.Title) != "" {
+		return req.Title
+	}
+	var tc struct {
+		Locations []struct {
+			Path string `json:"path"`
+		} `json:"locations"`
+	}
+	_ = json.Unmarshal(req.ToolCall, &tc)
+	what := loc.ToolKind(req.Kind)
+	if len(tc.Locations) > 0 && tc.Locations[0].Path != "" {
+		return what + " " + tc.Locations[0].Path
+	}
+	return what
 }
