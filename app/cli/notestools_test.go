@@ -66,8 +66,11 @@ func TestPromptOffersTheNotesTools(t *testing.T) {
 	}
 	tr := h.transcriptOf(r)
 	before, _ := json.Marshal(cacheNote)
+	notePath, _ := json.Marshal(note)
+	// The edit's request: mnote's own tool call on the note (no English
+	// title: the reader words it from the kind and the file).
 	for _, w := range []string{`"kind":"mcp_call"`, `"tool":"search_notes"`, `"tool":"edit_note"`, `"kind":"permission_asked"`,
-		`"title":"Edit notes/perf.md"`, `"kind":"file_written"`, `"before":` + string(before), `"name":"MNOTE_MCP_TOKEN","value":"[redacted]"`} {
+		`"toolCallId":"mnote-edit-`, `"path":` + string(notePath), `"kind":"file_written"`, `"before":` + string(before), `"name":"MNOTE_MCP_TOKEN","value":"[redacted]"`} {
 		if !strings.Contains(tr, w) {
 			t.Errorf("the transcript has no %s", w)
 		}
