@@ -383,3 +383,18 @@ test.describe('the system language', () => {
     await expect(page.locator('button[title*="Ctrl+N"]').first()).toHaveAttribute('aria-label', msg('zh-CN', 'app_new_session'));
   });
 });
+
+// Text that comes from Go (issue 24): a preset's install note is worded
+// from the catalogue by the key Go sends with it, not shown in Go's English.
+test('zh-CN: the agents dialog words a preset’s install note in Chinese', async ({ page, serve }) => {
+  await page.addInitScript(() => localStorage.setItem('mnote.locale', 'zh-CN'));
+  await page.setViewportSize(SIZES[0]);
+  await openAppIn(page, serve);
+  await page.locator('.sidebar button.agent').click();
+  const dialog = page.getByRole('dialog', { name: msg('zh-CN', 'agents_title') });
+  const goose = dialog.locator('.agent').filter({ has: page.locator('.title', { hasText: /^goose$/ }) });
+  await expect(goose.locator('.badge').first()).toHaveText(msg('zh-CN', 'agents_status_missing'));
+  await expect(goose.getByTestId('install-command')).toHaveText('brew install block-goose-cli');
+  await expect(goose.getByTestId('install-note')).toHaveText(msg('zh-CN', 'agents_preset_goose_install_note'));
+  await expect(dialog).not.toContainText('other ways to install');
+});
