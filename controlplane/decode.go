@@ -272,9 +272,9 @@ func decodeShare(body []byte, now time.Time) (shareRequest, error) {
 	}
 	for i, e := range snap.Entries {
 		switch e.Kind {
-		case api.EntryUser, api.EntryAssistant, api.EntryThought, api.EntryTool, api.EntryPlan:
+		case api.EntryUser, api.EntryAssistant, api.EntryThought, api.EntryTool, api.EntryPlan, api.EntryQuestion:
 		default:
-			return shareRequest{}, badRequest("field \"snapshot.entries[%d].kind\" must be one of user, assistant, thought, tool, plan (got %q)", i, e.Kind)
+			return shareRequest{}, badRequest("field \"snapshot.entries[%d].kind\" must be one of user, assistant, thought, tool, plan, question (got %q)", i, e.Kind)
 		}
 	}
 	exp, err := parseTime("expiresAt", in.ExpiresAt, false)

@@ -93,7 +93,7 @@ func newPageData(l l10n.Locale, snap api.ShareSnapshot, shared, expires time.Tim
 	for _, en := range snap.Entries {
 		pe := pageEntry{Kind: en.Kind, Label: entryLabel(l, en.Kind), Title: en.Title}
 		switch en.Kind {
-		case api.EntryUser, api.EntryAssistant, api.EntryThought, api.EntryTool, api.EntryPlan:
+		case api.EntryUser, api.EntryAssistant, api.EntryThought, api.EntryTool, api.EntryPlan, api.EntryQuestion:
 		default:
 			pe.Kind = "other"
 		}
@@ -105,6 +105,9 @@ func newPageData(l l10n.Locale, snap api.ShareSnapshot, shared, expires time.Tim
 				pe.ToolKind = l.ToolKind(en.ToolKind)
 			}
 			pe.Status = l.ToolStatus(en.Status)
+		}
+		if en.Kind == api.EntryQuestion {
+			pe.Status = l.T(questionStatus(en.Status))
 		}
 		if en.Text != "" {
 			if len(en.Text) <= budget {
@@ -148,8 +151,23 @@ func entryLabel(l l10n.Locale, kind string) string {
 		return l.T("entry.tool")
 	case api.EntryPlan:
 		return l.T("entry.plan")
+	case api.EntryQuestion:
+		return l.T("export.question_asked")
 	}
 	return kind
+}
+
+// questionStatus is the key of what became of a question (its action).
+func questionStatus(action string) string {
+	switch action {
+	case "accept":
+		return "export.question_answered"
+	case "decline":
+		return "export.question_declined"
+	case "cancel":
+		return "export.question_cancelled"
+	}
+	return "export.question_waiting"
 }
 
 // sharePage serves GET /s/{token}: the read-only page of a share, or a

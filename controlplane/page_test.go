@@ -251,6 +251,7 @@ func TestSharePageLanguage(t *testing.T) {
 			{Kind: api.EntryThought, Text: "先读文件。"},
 			{Kind: api.EntryTool, Title: "Edit todo.md", ToolKind: "edit", Status: "completed", Text: "- edits `todo.md`"},
 			{Kind: api.EntryPlan, Text: "- [x] 读取\n- [ ] 整理"},
+			{Kind: api.EntryQuestion, Title: "按什么排序？<b>", Status: "accept", Text: "- 排序: 日期\n"},
 			{Kind: api.EntryAssistant, Text: "完成了。"},
 		}}
 	sh, err := h.A.CreateShare(t.Context(), api.CreateShareRequest{SessionID: s.ID, Snapshot: snap, ExpiresAt: time.Now().Add(48 * time.Hour)})
@@ -268,11 +269,12 @@ func TestSharePageLanguage(t *testing.T) {
 			[]string{">你<", ">智能体<", "<summary>思考过程</summary>", "工具调用 · 编辑", `<span class="badge">已完成</span>`, ">计划<",
 				"智能体：qwen-code", `开始于 <time datetime="2026-12-01T15:04:00Z">2026年12月1日 15:04 UTC</time>`,
 				"分享于 <time datetime=\"" + time.Now().UTC().Format("2006-"), ` UTC</time> 到期`,
-				"这是从 mnote 分享的只读快照", "<title>整理笔记 · mnote</title>", `disabled="" type="checkbox"`},
+				"这是从 mnote 分享的只读快照", "<title>整理笔记 · mnote</title>", `disabled="" type="checkbox"`,
+				`<section class="entry question"><div class="who">智能体提问</div>`, `按什么排序？&lt;b&gt;<span class="badge">已回答</span>`, "<li>排序: 日期</li>"},
 			[]string{">You<", "Assistant", "Shared ", "Expires", "read-only snapshot"}},
 		{"zh-TW", "zh-CN", []string{">你<", "分享于"}, []string{">You<"}},
 		{"", "en", []string{">You<", ">Assistant<", "<summary>Thought</summary>", "Tool call · edit", `<span class="badge">completed</span>`,
-			">Plan<", "Agent: qwen-code", `Started <time datetime="2026-12-01T15:04:00Z">1 Dec 2026 15:04 UTC</time>`, "Shared <time ", "Expires <time ", "A read-only snapshot shared from mnote"},
+			">Plan<", `<div class="who">The agent asked</div>`, `<span class="badge">Answered</span>`, "Agent: qwen-code", `Started <time datetime="2026-12-01T15:04:00Z">1 Dec 2026 15:04 UTC</time>`, "Shared <time ", "Expires <time ", "A read-only snapshot shared from mnote"},
 			[]string{"分享于", ">你<"}},
 		{"fr-FR,de;q=0.8", "en", []string{">You<"}, []string{">你<"}},
 		{"en-US,zh;q=0.5", "en", []string{">You<"}, []string{">你<"}},

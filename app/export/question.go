@@ -15,7 +15,8 @@ import (
 // label (its schema title, else its name) and the answer as words.
 type answerRow struct{ label, value string }
 
-// questionStatus is the key of what became of a question.
+// questionStatus is the key of what became of a question (controlplane/page.go
+// words a shared one the same way).
 func questionStatus(action string) string {
 	switch action {
 	case "accept":

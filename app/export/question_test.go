@@ -72,3 +72,26 @@ func TestHTMLExportQuestionInertAndRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A share keeps a question as the page shows it: what was asked, what
+// became of it (worded by the page in the viewer's language) and the
+// answered fields, redacted.
+func TestShareHasQuestions(t *testing.T) {
+	secret := "ghp_" + strings.Repeat("A1b2C3d4", 5)
+	s, err := Share(Session{ID: "s1", Workspace: "/w"}, questionSnapshot("部署到哪个区域？", secret), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	for _, e := range s.Entries {
+		if e.Kind == "question" {
+			qs = append(qs, e.Title+"|"+e.Status+"|"+e.Text)
+		}
+	}
+	if len(qs) != 2 || !strings.HasPrefix(qs[0], "部署到哪个区域？|accept|- 部署区域: 华东\n- 副本数: 3\n- 确认: yes\n- 标签: 甲, 乙\n- token: ") || qs[1] != "再确认一次？|decline|" {
+		t.Fatalf("questions in the share: %q", qs)
+	}
+	if strings.Contains(qs[0], secret) {
+		t.Fatalf("the share has the secret: %q", qs[0])
+	}
+}

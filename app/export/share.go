@@ -61,6 +61,14 @@ func Share(sess Session, snap thread.Snapshot, o Options) (api.ShareSnapshot, er
 				fmt.Fprintf(&b, "- [%s] %s\n", planMark(p.Status), oneLine(p.Content))
 			}
 			out.Entries = append(out.Entries, api.ShareEntry{Kind: api.EntryPlan, Text: b.String()})
+		case thread.EntryQuestion:
+			if q := en.Question; q != nil {
+				var b strings.Builder
+				for _, r := range d.answerRows(q) {
+					fmt.Fprintf(&b, "- %s\n", d.l.T("export.md_field", oneLine(r.label), oneLine(r.value)))
+				}
+				out.Entries = append(out.Entries, api.ShareEntry{Kind: api.EntryQuestion, Title: q.Message, Status: q.Action, Text: b.String()})
+			}
 		}
 	}
 	return out, nil

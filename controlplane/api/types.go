@@ -61,7 +61,9 @@ type ShareEntry struct {
 	Kind string `json:"kind"`
 	// Text is Markdown.
 	Text string `json:"text"`
-	// Title, ToolKind and Status describe a tool call.
+	// Title, ToolKind and Status describe a tool call; Title and Status an
+	// agent's question too (what was asked; accept, decline, cancel, or ""
+	// while it waited), its Text the answer ("- field: value" lines).
 	Title    string `json:"title,omitempty"`
 	ToolKind string `json:"toolKind,omitempty"`
 	Status   string `json:"status,omitempty"`
@@ -73,6 +75,7 @@ const (
 	EntryAssistant = "assistant"
 	EntryThought   = "thought"
 	EntryTool      = "tool"
+	EntryQuestion  = "question"
 	EntryPlan      = "plan"
 )
 
