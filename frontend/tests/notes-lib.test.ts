@@ -15,6 +15,7 @@ import {
   moveNode,
   naturalCompare,
   removeNode,
+  sortTree,
 } from '../src/lib/tree';
 import { parseUnifiedDiff, sectionPath } from '../src/lib/unidiff';
 import { i18n } from '../src/lib/i18n.svelte';
@@ -47,6 +48,33 @@ describe('tree order', () => {
     expect(list.sort(compareNodes).map((n) => n.name)).toEqual(['zeta', 'A.md', 'a2.md', 'a10.md', 'b.md', 'note 2.md', 'Note 10.md']);
     expect(naturalCompare('x007', 'x7')).toBe(0);
     expect(naturalCompare('x9', 'x10')).toBe(-1);
+  });
+
+  it('sortTree sorts every folder that is out of order, at any depth, and leaves the others as they are', () => {
+    const leaf = (dir: string, ns: string[]): TreeNode[] => ns.map((name) => ({ name, path: `${dir}/${name}` }));
+    const sorted = leaf('a/b/c', ['n1.md', 'n2.md', 'n10.md']);
+    const root: TreeNode = {
+      name: '',
+      path: '',
+      dir: true,
+      children: [
+        { name: 'z.md', path: 'z.md' },
+        {
+          name: 'a',
+          path: 'a',
+          dir: true,
+          children: [
+            { name: 'b', path: 'a/b', dir: true, children: [{ name: 'c', path: 'a/b/c', dir: true, children: sorted }, ...leaf('a/b', ['y10.md', 'Y9.md', 'x.md'])] },
+          ],
+        },
+        { name: 'B', path: 'B', dir: true, children: [] },
+      ],
+    };
+    sortTree(root);
+    expect(names(root)).toEqual(['a', 'B', 'z.md']);
+    expect(names(findNode(root, 'a/b'))).toEqual(['c', 'x.md', 'Y9.md', 'y10.md']);
+    expect(findNode(root, 'a/b/c')?.children).toBe(sorted);
+    expect(names(findNode(root, 'a/b/c'))).toEqual(['n1.md', 'n2.md', 'n10.md']);
   });
 
   it('knows Markdown files and names never listed', () => {

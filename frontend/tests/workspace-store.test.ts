@@ -26,6 +26,8 @@ function setup(info: WorkspaceInfo | null = INFO) {
     'workspace.get': () => info,
     'workspace.tree': (a) => {
       trees.push(a);
+      // As Go answers without a folder open.
+      if (!info) throw { code: 'bad_request', reason: 'no_folder_open', message: 'no folder is open: open a folder of notes first' };
       return rootTree();
     },
   });
@@ -49,11 +51,48 @@ describe('WorkspaceStore', () => {
     expect(ws.count).toBe(3);
     expect(trees).toEqual([{}]);
 
+    // No folder: no tree and no error (the tree, asked for together with
+    // workspace.get, is not shown and its refusal is no error).
     const none = setup(null);
     await none.ws.load();
     expect(none.ws.loaded).toBe(true);
     expect(none.ws.info).toBeNull();
-    expect(none.trees).toEqual([]);
+    expect(none.ws.root).toBeNull();
+    expect(none.ws.rows).toEqual([]);
+    expect(none.ws.error).toBeNull();
+    expect(none.trees.length).toBeLessThanOrEqual(1);
+  });
+
+  it('asks for the tree together with workspace.get, not after its answer', async () => {
+    let answerGet: (v: WorkspaceInfo) => void = () => {};
+    const f = fakeClient({
+      'workspace.get': () => new Promise<WorkspaceInfo>((r) => (answerGet = r)),
+      'workspace.tree': () => rootTree(),
+    });
+    const ws = new WorkspaceStore(f.client, new ToastStore());
+    const loading = ws.load();
+    await Promise.resolve();
+    expect(f.call.mock.calls.map((c) => c[0]).sort()).toEqual(['workspace.get', 'workspace.tree']);
+    answerGet(INFO);
+    await loading;
+    expect(paths(ws)).toEqual(['ideas', 'todo.md']);
+    expect(f.call.mock.calls.filter((c) => c[0] === 'workspace.tree')).toHaveLength(1);
+  });
+
+  it('asks again when the tree asked for with workspace.get failed but a folder is open', async () => {
+    let n = 0;
+    const f = fakeClient({
+      'workspace.get': () => INFO,
+      'workspace.tree': () => {
+        if (n++ === 0) throw { code: 'bad_request', reason: 'no_folder_open', message: 'no folder is open' };
+        return rootTree();
+      },
+    });
+    const ws = new WorkspaceStore(f.client, new ToastStore());
+    await ws.load();
+    expect(n).toBe(2);
+    expect(ws.error).toBeNull();
+    expect(paths(ws)).toEqual(['ideas', 'todo.md']);
   });
 
   it('applies created, removed and renamed changes in place', async () => {

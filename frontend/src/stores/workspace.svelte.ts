@@ -103,8 +103,15 @@ export class WorkspaceStore {
     return this.info?.name ?? '';
   }
 
-  /** Asks Go which folder is open, and fetches its tree. */
+  /**
+   * Asks Go which folder is open, and fetches its tree: both requests go
+   * at once (the tree does not wait for workspace.get's answer); the tree
+   * is used when a folder is open.
+   */
   async load(): Promise<void> {
+    const token = this.treeToken;
+    const tree = this.fetchTree();
+    tree.catch(() => {}); // no folder open: workspace.get says so
     try {
       this.info = await this.client.workspace.get();
       this.error = null;
@@ -113,7 +120,16 @@ export class WorkspaceStore {
     } finally {
       this.loaded = true;
     }
-    if (this.info) await this.refresh();
+    if (!this.info) return;
+    // A refresh started meanwhile (an event, a reconnect) asked for a newer
+    // tree; a tree that failed is asked for again (the folder may have
+    // opened between the two requests).
+    const fresh = token === this.treeToken && !this.inflight;
+    await this.refresh(fresh ? tree.catch(() => this.fetchTree()) : undefined);
+  }
+
+  private fetchTree(): Promise<TreeNode> {
+    return this.client.workspace.tree(this.showAll ? { all: true } : {});
   }
 
   /** Opens another folder (the caller has dealt with open editors). Throws ApiError. */
@@ -150,8 +166,11 @@ export class WorkspaceStore {
     this.version++;
   }
 
-  /** Fetches the tree; calls made while one runs coalesce into one more. */
-  refresh(): Promise<void> {
+  /**
+   * Fetches the tree (the first round takes `fetched`, a request already
+   * sent, when given); calls made while one runs coalesce into one more.
+   */
+  refresh(fetched?: Promise<TreeNode>): Promise<void> {
     if (this.refetchTimer) {
       clearTimeout(this.refetchTimer);
       this.refetchTimer = null;
@@ -166,7 +185,9 @@ export class WorkspaceStore {
         const token = ++this.treeToken;
         this.loading = true;
         try {
-          const root = await this.client.workspace.tree(this.showAll ? { all: true } : {});
+          const req = fetched ?? this.fetchTree();
+          fetched = undefined;
+          const root = await req;
           if (token !== this.treeToken) continue;
           this.sortedFor = sortTree(root);
           this.root = root;
