@@ -1,5 +1,7 @@
 package workspace
 
+import "io/fs"
+
 // WatchErrForTest exposes the watch error mapping to the tests.
 var WatchErrForTest = watchErr
 
@@ -18,3 +20,6 @@ func (w *Workspace) MoveNoReplaceForTest(from, to string) error { return w.moveN
 // Merge3ForTest exposes the line merge of an agent's write into unsaved
 // edits.
 func Merge3ForTest(base, mine, theirs string) (string, bool) { return merge3(base, mine, theirs) }
+
+// ReadDirForTest exposes the tree's folder listing through the root.
+func (w *Workspace) ReadDirForTest(rel string) ([]fs.DirEntry, error) { return readDir(w.root, rel) }

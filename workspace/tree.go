@@ -157,7 +157,7 @@ func (w *Workspace) Tree(opts TreeOptions) (*Node, error) {
 
 // list fills n (whose real, link-free path is real) with its entries.
 func (w *Workspace) list(n *Node, real string, opts TreeOptions, depth int, q query) error {
-	ents, err := fs.ReadDir(w.root.FS(), real)
+	ents, err := readDir(w.root, real)
 	if err != nil {
 		return w.mapErr(n.Path, err)
 	}
