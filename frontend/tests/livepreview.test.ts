@@ -194,6 +194,23 @@ describe('live preview', () => {
     expect(lineText(v, 3)).toBe('> > [!tip] 内层');
   });
 
+  it('front matter shows as data, as typed, not as a rule and a heading (both modes)', () => {
+    const doc = ['---', 'title: 缓存设计', 'tags: [技术, 缓存]', '---', '# 缓存设计', '', '末'].join('\n');
+    for (const live of [true, false]) {
+      const v = editor(doc, {}, live);
+      for (const n of [1, 2, 3, 4]) {
+        const cls = lineEl(v, n).className;
+        expect(cls).toContain('cm-frontmatter');
+        expect(cls).not.toMatch(/cm-lp-(h|hr)\b/);
+      }
+      expect([1, 2, 3, 4].map((n) => lineText(v, n))).toEqual(['---', 'title: 缓存设计', 'tags: [技术, 缓存]', '---']);
+      expect(lineEl(v, 5).className).not.toContain('cm-frontmatter');
+      if (live) expect(lineText(v, 5)).toBe('缓存设计'); // the note's own heading is drawn
+      view?.destroy();
+      view = null;
+    }
+  });
+
   it('an image of the notes folder loads through the app (imageURL, relative to the note)', async () => {
     const asked: string[] = [];
     const v = editor('![图](../附件/图.png)\n末', { imageURL: async (href) => (asked.push(href), 'data:image/png;base64,AAAA') });

@@ -34,6 +34,7 @@ import { refreshLinks, tagAt, tags, unresolvedLinks } from './cmlinks';
 import { tagCompletion } from './tags';
 import { writing, type WritingHooks } from './writing';
 import { liveHooks, livePreview } from './livepreview';
+import { frontMatterEnd } from './outline';
 
 export { EditorState, EditorView };
 
@@ -149,7 +150,24 @@ const highlight = HighlightStyle.define([
   { tag: t.labelName, color: 'var(--hl-title)' },
 ]);
 
+/** The note's front matter (--- … --- at the top): its lines shown as data, in both modes — not a rule and a heading, as Markdown alone would read them. */
+const fmLine = Decoration.line({ class: 'cm-frontmatter' });
+function frontMatterLines(state: EditorState): DecorationSet {
+  const end = frontMatterEnd(state);
+  if (!end) return Decoration.none;
+  const b = new RangeSetBuilder<Decoration>();
+  for (let n = 1; n <= state.doc.lineAt(end).number; n++) b.add(state.doc.line(n).from, state.doc.line(n).from, fmLine);
+  return b.finish();
+}
+const frontMatter = StateField.define<DecorationSet>({
+  create: frontMatterLines,
+  update: (d, tr) => (tr.docChanged ? frontMatterLines(tr.state) : d),
+  provide: (f) => EditorView.decorations.from(f),
+});
+
 const theme = EditorView.theme({
+  '.cm-frontmatter': { fontFamily: 'var(--mono)', fontSize: '0.86em', color: 'var(--fg-muted)', backgroundColor: 'var(--bg-subtle)' },
+  '.cm-frontmatter span': { fontSize: 'inherit !important', fontWeight: 'inherit !important', color: 'inherit !important', textDecoration: 'none !important' },
   '&': { height: '100%', color: 'var(--fg)', backgroundColor: 'var(--bg-panel)', fontSize: '13.5px' },
   '.cm-scroller': { fontFamily: 'var(--font)', lineHeight: '1.6', overflow: 'auto' },
   '.cm-content': { padding: '14px 0 40vh', caretColor: 'var(--accent)', maxWidth: '820px' },
@@ -291,6 +309,7 @@ export function makeState(doc: string, hooks: EditorHooks, live = false): Editor
       EditorView.lineWrapping,
       EditorState.allowMultipleSelections.of(false),
       markdown,
+      frontMatter,
       syntaxHighlighting(highlight),
       theme,
       autocompletion({ override: [linkSource(hooks), tagSource(hooks)], icons: false }),

@@ -24,6 +24,7 @@ import { TAG_CLASS } from './cmlinks';
 import { highlight } from './highlight';
 import { m } from './i18n.svelte';
 import { linkAt, linksInLine, type LineLink } from './links';
+import { frontMatterEnd } from './outline';
 import { anchorLink, isLocalPath, localImageSrc, renderMarkdown, safeImageSrc } from './markdown';
 import { toggleLine } from './tasks';
 
@@ -254,6 +255,8 @@ const CALLOUT_KINDS = new Set(['note', 'info', 'tip', 'hint', 'important', 'succ
 
 interface Ctx {
   state: EditorState;
+  /** Where the note's front matter ends (0: none): nothing in it is drawn as Markdown. */
+  fm: number;
   active: Set<number>;
   out: Range<Decoration>[];
   lines: Map<number, string[]>;
@@ -288,6 +291,7 @@ function onNode(c: Ctx, ref: SyntaxNodeRef): boolean | void {
   const name = ref.name;
   // Containers are entered once per visible range; what is drawn, once.
   if (name === 'Document' || name === 'Paragraph' || name === 'BulletList' || name === 'OrderedList' || name === 'ListItem') return;
+  if (ref.from < c.fm) return false; // front matter: its "---" and "key: value" lines are no rule or heading
   const key = name + ':' + ref.from;
   if (c.seen.has(key)) return false;
   c.seen.add(key);
@@ -455,7 +459,7 @@ function wikilinks(c: Ctx, tree: Tree, from: number, to: number): void {
   for (let pos = from; pos <= to; ) {
     const line = doc.lineAt(pos);
     pos = line.to + 1;
-    if (line.text.indexOf('[[') < 0 || c.seen.has('w:' + line.from)) continue;
+    if (line.text.indexOf('[[') < 0 || line.from < c.fm || c.seen.has('w:' + line.from)) continue;
     c.seen.add('w:' + line.from);
     const shown = !c.active.has(line.number);
     for (const l of linksInLine(line.text)) {
@@ -481,6 +485,7 @@ function build(view: EditorView): DecorationSet {
   const state = view.state;
   const c: Ctx = {
     state,
+    fm: frontMatterEnd(state),
     active: activeLines(state),
     out: [],
     lines: new Map(),

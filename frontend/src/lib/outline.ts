@@ -12,7 +12,7 @@ import { editorInfo, type Heading } from './editorinfo.svelte';
 const HEADING = /^(ATXHeading|SetextHeading)([1-6])$/;
 
 /** Where front matter (--- … --- at the very top) ends; 0 when there is none. */
-function frontMatterEnd(state: EditorState): number {
+export function frontMatterEnd(state: EditorState): number {
   const doc = state.doc;
   if (doc.lines < 2 || doc.line(1).text !== '---') return 0;
   for (let n = 2; n <= Math.min(doc.lines, 200); n++) {
