@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"mnote/internal/winlink"
@@ -38,7 +39,7 @@ func openWindow(t target) int {
 		argv = append(argv, a)
 	}
 	// The window runs its services with this binary (package desktop).
-	env := os.Environ()
+	env := inputMethodEnv(os.Environ())
 	if exe, err := winlink.Self(); err == nil {
 		env = append(env, winlink.EnvCLI+"="+exe)
 	}
@@ -55,4 +56,31 @@ func findApp() (string, error) {
 		return app, err
 	}
 	return "", errors.New("the window is not installed: no " + appName + " in " + tried[0] + " or " + tried[1] + " (the headless commands work: mnote --help)")
+}
+
+// inputMethodEnv is env for the window's GTK input method. With no input
+// method configured on X11 (GTK_IM_MODULE and XMODIFIERS unset), GTK picks
+// XIM for a Chinese, Japanese or Korean locale, and WebKitGTK then stops
+// drawing the page once the editor takes the focus from a click (measured
+// under Xvfb with LANG=zh_CN.UTF-8: a click on an editor tab froze the
+// window while keys still reached the note). GTK's own simple input
+// context (compose keys, Ctrl+Shift+U) is used instead. A configured input
+// method (ibus, fcitx: GTK_IM_MODULE or XMODIFIERS set) and Wayland, where
+// GTK uses the compositor's, are left alone.
+func inputMethodEnv(env []string) []string {
+	get := func(k string) string { // as getenv: the first one
+		for _, kv := range env {
+			if name, val, ok := strings.Cut(kv, "="); ok && name == k {
+				return val
+			}
+		}
+		return ""
+	}
+	if runtime.GOOS != "linux" || get("GTK_IM_MODULE") != "" || get("XMODIFIERS") != "" {
+		return env
+	}
+	if get("WAYLAND_DISPLAY") != "" && get("GDK_BACKEND") != "x11" {
+		return env
+	}
+	return append(env, "GTK_IM_MODULE=gtk-im-context-simple")
 }
