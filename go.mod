@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/adrg/xdg v0.5.3
-	github.com/coder/acp-go-sdk v0.13.0
+	github.com/coder/acp-go-sdk v0.13.5
 	github.com/coder/websocket v1.8.15
 	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1

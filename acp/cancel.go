@@ -124,7 +124,7 @@ type cancelRequestParams struct {
 }
 
 // initializeParams adds to the SDK's initialize request the client
-// capabilities the SDK (v0.13.0) has no field for:
+// capabilities the SDK (v0.13.5) has no field for:
 // clientCapabilities.session.configOptions.boolean (mnote sends boolean
 // config values, session/set_config_option with type "boolean").
 func initializeParams(req acpsdk.InitializeRequest) (json.RawMessage, error) {
