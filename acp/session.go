@@ -379,7 +379,10 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	return err
 }
 
-// SetModel runs the unstable session/set_model.
+// SetModel runs the legacy session/set_model, which the SDK no longer
+// has (v0.13.5 dropped it with the "models" field) but agents that still
+// send "models" answer. Agents that offer a config option of category
+// "model" take SetConfigOption instead.
 func (s *Session) SetModel(ctx context.Context, modelID string) error {
 	params := map[string]string{"sessionId": s.id, "modelId": modelID}
 	_, err := s.a.callTimeout(ctx, "session/set_model", params, s.h, s.a.opts.NewSessionTimeout)

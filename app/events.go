@@ -554,7 +554,10 @@ func (p *pump) metaPayload(kinds []string) map[string]any {
 			out["currentModeId"] = snap.CurrentModeID
 			out["modes"] = snap.Modes
 		case thread.MetaConfigOptions:
+			// The model may be a config option: its values are the models.
 			out["configOptions"] = snap.ConfigOptions
+			out["currentModelId"] = snap.CurrentModelID
+			out["models"] = snap.Models
 		case thread.MetaCommands:
 			out["commands"] = snap.Commands
 		case thread.MetaSessionInfo:

@@ -680,6 +680,9 @@ func (s *Services) sessionsSetModel(ctx context.Context, a setModelArgs) (any, *
 		return nil, e
 	}
 	if err := l.sess.SetModel(ctx, a.ModelID); err != nil {
+		if errors.Is(err, chat.ErrNoModelChoice) {
+			return nil, badRequest("%w", err)
+		}
 		return nil, agentCallError(err)
 	}
 	return nil, nil

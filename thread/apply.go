@@ -404,7 +404,7 @@ func (t *Thread) applyPlan(u *Update) (Change, error) {
 	return Change{Op: OpUpsert, EntryID: e.id, Kind: EntryPlan}, nil
 }
 
-// ApplySessionResult records the modes and config options of a
+// ApplySessionResult records the modes, config options and legacy models of a
 // session/new, session/load or session/resume result. Other fields are
 // ignored.
 func (t *Thread) ApplySessionResult(result json.RawMessage) (Change, error) {

@@ -177,8 +177,9 @@ type Snapshot struct {
 	Usage         Usage   `json:"usage"`
 	CurrentModeID string  `json:"currentModeId,omitempty"`
 	Modes         []Mode  `json:"modes,omitempty"`
-	// CurrentModelID and Models are the agent's models (the unstable
-	// session/set_model), when it offers them.
+	// CurrentModelID and Models are the agent's models, when it offers
+	// them: the values of its "model" config option, else the legacy
+	// "models" field (ModelChoice says which).
 	CurrentModelID string          `json:"currentModelId,omitempty"`
 	Models         []Model         `json:"models,omitempty"`
 	ConfigOptions  json.RawMessage `json:"configOptions,omitempty"`
@@ -381,14 +382,15 @@ func (t *Thread) Snapshot() Snapshot {
 // usage, modes, config options, commands, plan) at the cost of its size,
 // not of the thread's length.
 func (t *Thread) Meta() Snapshot {
+	models, current := t.effectiveModels()
 	return Snapshot{
 		Title:          t.title,
 		UpdatedAt:      t.updatedAt,
 		Usage:          cloneUsage(t.usage),
 		CurrentModeID:  t.currentMode,
 		Modes:          slices.Clone(t.modes),
-		CurrentModelID: t.currentModel,
-		Models:         slices.Clone(t.models),
+		CurrentModelID: current,
+		Models:         models,
 		ConfigOptions:  cloneRaw(t.configOptions),
 		Commands:       cloneCommands(t.commands),
 		Plan:           slices.Clone(t.plan),

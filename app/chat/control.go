@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"mnote/thread"
@@ -92,14 +93,24 @@ func (s *Session) SetMode(ctx context.Context, modeID string) error {
 	return nil
 }
 
-// SetModel asks the agent to switch the session's model (the unstable
-// session/set_model); the thread follows when the agent accepts.
+// SetModel asks the agent to switch the session's model: through its
+// config option of category "model" (session/set_config_option) when it
+// offers one, else through the legacy session/set_model when it sent
+// "models"; ErrNoModelChoice when it offers neither. The thread follows
+// when the agent accepts.
 func (s *Session) SetModel(ctx context.Context, modelID string) error {
 	s.mu.Lock()
 	as := s.as
+	choice := s.th.ModelChoice()
 	s.mu.Unlock()
 	if as == nil {
 		return ErrNoRuntime
+	}
+	switch {
+	case choice.ConfigID != "":
+		return s.SetConfigOption(ctx, choice.ConfigID, modelID)
+	case !choice.Legacy:
+		return ErrNoModelChoice
 	}
 	if err := as.SetModel(ctx, modelID); err != nil {
 		return fmt.Errorf("set model %q: %w", modelID, err)
@@ -112,6 +123,9 @@ func (s *Session) SetModel(ctx context.Context, modelID string) error {
 	}
 	return nil
 }
+
+// ErrNoModelChoice: the agent offers no model to choose for the session.
+var ErrNoModelChoice = errors.New("the agent offers no model choice for this session")
 
 // SetConfigOption sets one of the agent's session config options
 // (session/set_config_option). The configOptions the agent answers with

@@ -257,6 +257,9 @@ func (a *agent) attachResult(s *session) map[string]json.RawMessage {
 			res[k] = v
 		}
 	}
+	if v, ok := res["models"]; ok {
+		res["models"] = s.attachModels(v)
+	}
 	s.mu.Lock()
 	if s.configs != nil && res["configOptions"] != nil {
 		res["configOptions"] = s.configs
@@ -365,7 +368,8 @@ func (a *agent) setModel(r *request) {
 		ModelID   string `json:"modelId"`
 	}
 	_ = json.Unmarshal(r.params, &p)
-	if a.liveSession(p.SessionID) == nil {
+	s := a.liveSession(p.SessionID)
+	if s == nil {
 		r.fail(codeNotFound, "session not found")
 		return
 	}
@@ -373,6 +377,9 @@ func (a *agent) setModel(r *request) {
 		r.fail(codeInvalidParams, fmt.Sprintf("unknown model %q", p.ModelID))
 		return
 	}
+	s.mu.Lock()
+	s.modelID = p.ModelID
+	s.mu.Unlock()
 	r.reply(json.RawMessage(`{}`))
 }
 
@@ -394,6 +401,10 @@ func (a *agent) setConfigOption(r *request) {
 	if v := string(compact(p.Value)); (v == "true" || v == "false") != (p.Type == "boolean") {
 		// As the schema says: a boolean value goes with type "boolean".
 		r.fail(codeInvalidParams, "a boolean value needs type \"boolean\" (and only one does)")
+		return
+	}
+	if v := ""; json.Unmarshal(p.Value, &v) == nil && strings.HasPrefix(v, "bad") {
+		r.fail(codeInvalidParams, fmt.Sprintf("unknown value %q", v))
 		return
 	}
 	s.mu.Lock()

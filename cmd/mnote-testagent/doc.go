@@ -41,6 +41,11 @@
 //	sessionNewResult    raw object merged into the session/new result (modes,
 //	                    configOptions, models); load/resume answer with its
 //	                    modes, configOptions and models
+//	models              offer the models "fast" and "deep" in one of the two
+//	                    shapes agents use (models.go): "config", a select
+//	                    config option of category "model", or "legacy", the
+//	                    "models" field and session/set_model ("": neither);
+//	                    flag -models overrides it
 //	ignoreCancel        ignore session/cancel (false)
 //	additionalDirectories  offer sessionCapabilities.additionalDirectories (false)
 //	exitOnStdinClose    exit 0 on stdin EOF; false keeps running (true)

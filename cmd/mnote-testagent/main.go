@@ -17,6 +17,7 @@ func run(args []string) int {
 	flags := flag.NewFlagSet("mnote-testagent", flag.ContinueOnError)
 	scenarioFile := flags.String("scenario", "", "scenario file (JSON); default $MNOTE_TESTAGENT_SCENARIO")
 	scenarioJSON := flags.String("scenario-json", "", "inline scenario JSON, overlaid on the file")
+	models := flags.String("models", "", `offer models: "config" (a config option of category model) or "legacy" (the models field); overrides the scenario's`)
 	stateDir := flags.String("state", "", "state directory for session history; default $MNOTE_TESTAGENT_STATE")
 	if err := flags.Parse(args); err != nil {
 		return 2
@@ -38,7 +39,7 @@ func run(args []string) int {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 
-	sc, err := loadScenario(*scenarioFile, *scenarioJSON)
+	sc, err := loadScenario(*scenarioFile, *scenarioJSON, *models)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mnote-testagent: %v\n", err)
 		return 2

@@ -26,6 +26,7 @@ type scenario struct {
 	AuthRequired       bool              `json:"authRequired"`
 	AuthFile           string            `json:"authFile"`
 	SessionNewResult   json.RawMessage   `json:"sessionNewResult"`
+	Models             string            `json:"models"` // models.go
 	IgnoreCancel       bool              `json:"ignoreCancel"`
 	ExitOnStdinClose   bool              `json:"exitOnStdinClose"`
 	IgnoreSigterm      bool              `json:"ignoreSigterm"`
@@ -52,8 +53,8 @@ func defaultScenario() *scenario {
 }
 
 // loadScenario builds the scenario: defaults, then the file (if any), then
-// the inline JSON (if any) overlaid on top.
-func loadScenario(file, inline string) (*scenario, error) {
+// the inline JSON (if any) overlaid on top, then models (if not "").
+func loadScenario(file, inline, models string) (*scenario, error) {
 	sc := defaultScenario()
 	if file != "" {
 		data, err := os.ReadFile(file)
@@ -68,6 +69,9 @@ func loadScenario(file, inline string) (*scenario, error) {
 		if err := decodeStrict([]byte(inline), sc); err != nil {
 			return nil, fmt.Errorf("scenario json: %w", err)
 		}
+	}
+	if models != "" {
+		sc.Models = models
 	}
 	if err := sc.finish(); err != nil {
 		return nil, err
@@ -110,6 +114,9 @@ func (sc *scenario) finish() error {
 		}
 		_ = json.Unmarshal(modes, &m)
 		sc.newModeID = m.CurrentModeID
+	}
+	if err := sc.addModels(); err != nil {
+		return err
 	}
 	sc.newConfigs = sc.newResult["configOptions"]
 	return nil

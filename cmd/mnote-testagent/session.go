@@ -32,6 +32,7 @@ type session struct {
 	permSeq  int
 	floodSeq int
 	modeID   string
+	modelID  string // the legacy session/set_model's choice
 	configs  json.RawMessage
 	created  int64
 	turn     *turn // the running prompt turn, if any
