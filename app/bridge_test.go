@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -140,26 +141,64 @@ func TestStreamedTurnEvents(t *testing.T) {
 	}
 }
 
-// Models (the unstable session/set_model): offered by session/new, picked
-// through the agent, refused models leave the current one.
+// Models, in both shapes agents send them: a config option of category
+// "model" (session/set_config_option) and the legacy "models" field
+// (session/set_model, which the SDK dropped). Offered by session/new,
+// picked through the agent, refused models leave the current one, and
+// after a restart the models of the session/load result are read.
 func TestModels(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct{ shape, method, other string }{
+		{"config", `"method":"session/set_config_option"`, `"method":"session/set_model"`},
+		{"legacy", `"method":"session/set_model"`, `"method":"session/set_config_option"`},
+	} {
+		t.Run(tc.shape, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			h.saveAgent("models", "--state", h.state, "--models", tc.shape)
+			sum := h.create("models")
+			snap := h.open(sum.ID)
+			if snap.Thread.CurrentModelID != "fast" || len(snap.Thread.Models) != 2 || snap.Thread.Models[1].Description != "slow, thorough" {
+				t.Fatalf("after create: model %q of %+v", snap.Thread.CurrentModelID, snap.Thread.Models)
+			}
+			from := h.rec.Len()
+			h.mustCall("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "deep"}, nil)
+			h.waitEvent(sum.ID, from, app.EvMeta, func(p json.RawMessage) bool { return strings.Contains(string(p), `"currentModelId":"deep"`) })
+			if e := h.call("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "bad-model"}, nil); codeOf(e) != app.CodeBadRequest {
+				t.Fatalf("a model the agent refuses: %v", e)
+			}
+			if snap = h.open(sum.ID); snap.Thread.CurrentModelID != "deep" {
+				t.Fatalf("after a refused change the model is %q", snap.Thread.CurrentModelID)
+			}
+			// Restart: the session/load of a new agent process says "deep".
+			h.svc.Shutdown()
+			tr, err := os.ReadFile(h.paths.TranscriptPath(sum.ID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(tr), tc.method) || strings.Contains(string(tr), tc.other) {
+				t.Fatalf("the model is not set with %s alone:\n%s", tc.method, tr)
+			}
+
+			h.start()
+			h.open(sum.ID)
+			from = h.rec.Len()
+			h.prompt(sum.ID, "hello")
+			h.waitTurnEnded(sum.ID, from, 1)
+			if snap = h.open(sum.ID); snap.Thread.CurrentModelID != "deep" || len(snap.Thread.Models) != 2 {
+				t.Fatalf("after session/load: model %q of %+v", snap.Thread.CurrentModelID, snap.Thread.Models)
+			}
+			h.mustCall("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "fast"}, nil)
+			if snap = h.open(sum.ID); snap.Thread.CurrentModelID != "fast" {
+				t.Fatalf("set after the load: %q", snap.Thread.CurrentModelID)
+			}
+		})
+	}
+	// An agent that offers no models: nothing to set.
 	h := newHarness(t)
-	h.saveAgent("models", acptest.Scenario(`{"sessionNewResult":{"models":{"currentModelId":"fast",`+
-		`"availableModels":[{"modelId":"fast","name":"Fast"},{"modelId":"deep","name":"Deep","description":"slow, thorough"}]}}}`)...)
-	sum := h.create("models")
-	snap := h.open(sum.ID)
-	if snap.Thread.CurrentModelID != "fast" || len(snap.Thread.Models) != 2 || snap.Thread.Models[1].Description != "slow, thorough" {
-		t.Fatalf("after create: model %q of %+v", snap.Thread.CurrentModelID, snap.Thread.Models)
-	}
-	from := h.rec.Len()
-	h.mustCall("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "deep"}, nil)
-	h.waitEvent(sum.ID, from, app.EvMeta, func(p json.RawMessage) bool { return strings.Contains(string(p), `"currentModelId":"deep"`) })
-	if e := h.call("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "bad-model"}, nil); codeOf(e) != app.CodeBadRequest {
-		t.Fatalf("a model the agent refuses: %v", e)
-	}
-	if snap = h.open(sum.ID); snap.Thread.CurrentModelID != "deep" {
-		t.Fatalf("after a refused change the model is %q", snap.Thread.CurrentModelID)
+	sum := h.create("test")
+	if e := h.call("sessions.setModel", map[string]any{"id": sum.ID, "modelId": "fast"}, nil); codeOf(e) != app.CodeBadRequest {
+		t.Fatalf("set model of an agent without models: %v", e)
 	}
 }
 

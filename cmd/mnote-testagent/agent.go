@@ -380,6 +380,7 @@ func (a *agent) setModel(r *request) {
 	s.mu.Lock()
 	s.modelID = p.ModelID
 	s.mu.Unlock()
+	a.saveMeta(s)
 	r.reply(json.RawMessage(`{}`))
 }
 
@@ -408,7 +409,6 @@ func (a *agent) setConfigOption(r *request) {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var opts []map[string]json.RawMessage
 	_ = json.Unmarshal(s.configs, &opts)
 	if opts == nil {
@@ -422,7 +422,10 @@ func (a *agent) setConfigOption(r *request) {
 		}
 	}
 	s.configs = marshal(opts)
-	r.reply(map[string]json.RawMessage{"configOptions": s.configs})
+	configs := s.configs
+	s.mu.Unlock()
+	a.saveMeta(s)
+	r.reply(map[string]json.RawMessage{"configOptions": configs})
 }
 
 // prompt starts a turn on its own goroutine.

@@ -57,6 +57,10 @@ type sessionMeta struct {
 	Title     string `json:"title,omitempty"`
 	Turns     int    `json:"turns"`
 	Created   int64  `json:"created"`
+	// The session's model and config options, so that load and resume
+	// in another process report what set_model and set_config_option chose.
+	ModelID string          `json:"modelId,omitempty"`
+	Configs json.RawMessage `json:"configOptions,omitempty"`
 }
 
 // newSessionID returns "ta-" plus 16 random hex digits.
@@ -113,6 +117,10 @@ func (a *agent) findSession(id string) *session {
 		var m sessionMeta
 		if err := json.Unmarshal(data, &m); err == nil {
 			s.cwd, s.title, s.turns, s.created = m.Cwd, m.Title, m.Turns, m.Created
+			s.modelID = m.ModelID
+			if m.Configs != nil {
+				s.configs = m.Configs
+			}
 		}
 	}
 	if err := a.openState(s); err != nil {
@@ -150,7 +158,7 @@ func (a *agent) saveMeta(s *session) {
 		return
 	}
 	s.mu.Lock()
-	m := sessionMeta{SessionID: s.id, Cwd: s.cwd, Title: s.title, Turns: s.turns, Created: s.created}
+	m := sessionMeta{SessionID: s.id, Cwd: s.cwd, Title: s.title, Turns: s.turns, Created: s.created, ModelID: s.modelID, Configs: s.configs}
 	s.mu.Unlock()
 	if err := writeFileAtomic(a.statePath(s.id, ".meta.json"), marshal(m)); err != nil {
 		slog.Error("save session meta", "session", s.id, "err", err)
