@@ -241,14 +241,17 @@ describe('SessionControls', () => {
     expect(picked).toEqual(['deep']);
   });
 
-  it('leaves the model to a "model" config option when there is one', () => {
+  it('leaves the model to a "model" config option when there is one, and reports its pick as a model', () => {
+    const picked: string[] = [];
+    const set: [string, string | boolean][] = [];
     comp = mount(SessionControls, {
       target,
       props: {
         modes: [],
         currentModeId: '',
         configOptions: [
-          { id: 'm', name: 'Model', category: 'model', type: 'select', currentValue: 'a', options: [{ value: 'a', name: 'A' }] },
+          { id: 'm', name: 'Model', category: 'model', type: 'select', currentValue: 'a', options: [{ value: 'a', name: 'A' }, { value: 'b', name: 'B' }] },
+          { id: 'e', name: 'Effort', category: 'thought_level', type: 'select', currentValue: 'low', options: [{ value: 'low', name: 'Low' }, { value: 'high', name: 'High' }] },
         ],
         models: [
           { modelId: 'fast', name: 'Fast' },
@@ -256,12 +259,20 @@ describe('SessionControls', () => {
         ],
         currentModelId: 'fast',
         onmode: () => {},
-        onconfig: () => {},
+        onconfig: (id: string, v: string | boolean) => set.push([id, v]),
+        onmodel: (id: string) => picked.push(id),
       },
     });
     flushSync();
-    expect(target.querySelectorAll('select').length).toBe(1);
-    expect(target.querySelector('select')?.getAttribute('aria-label')).toBe('Model');
-    expect(target.querySelector('option')?.textContent).toBe('A');
+    const sels = [...target.querySelectorAll('select')];
+    expect(sels.map((x) => x.getAttribute('aria-label'))).toEqual(['Model', 'Effort']);
+    expect(sels[0].value).toBe('a');
+    expect([...sels[0].options].map((o) => o.textContent)).toEqual(['A', 'B']);
+    sels[0].value = 'b';
+    sels[0].dispatchEvent(new Event('change', { bubbles: true }));
+    sels[1].value = 'high';
+    sels[1].dispatchEvent(new Event('change', { bubbles: true }));
+    expect(picked).toEqual(['b']);
+    expect(set).toEqual([['e', 'high']]);
   });
 });

@@ -255,3 +255,66 @@ describe('session store', () => {
     expect(store.lastTurnFailed).toBe(true);
   });
 });
+
+describe('session store: the model, in both shapes agents offer it', () => {
+  const legacy = [
+    { modelId: 'fast', name: 'Fast' },
+    { modelId: 'deep', name: 'Deep' },
+  ];
+  const option = {
+    id: 'model',
+    name: 'Model',
+    category: 'model',
+    type: 'select',
+    currentValue: 'fast',
+    options: [
+      { value: 'fast', name: 'Fast' },
+      { value: 'deep', name: 'Deep' },
+    ],
+  };
+  const effort = { id: 'effort', name: 'Effort', category: 'thought_level', type: 'select', currentValue: 'low', options: [{ value: 'low', name: 'Low' }] };
+
+  it('a "model" config option: sessions.setModel, the option shown switched at once', async () => {
+    const { store, fc } = await openStore(0, {
+      thread: { entries: [], usage: { used: 0, size: 0 }, turn: 0, models: legacy, currentModelId: 'fast', configOptions: [effort, option] },
+    });
+    const done = deferred<unknown>();
+    fc.handlers['sessions.setModel'] = () => done.promise;
+    const p = store.setModel('deep');
+    expect(fc.call).toHaveBeenLastCalledWith('sessions.setModel', { id: S, modelId: 'deep' });
+    expect(store.currentModelId).toBe('deep');
+    expect(store.configOptions.map((o) => o.currentValue)).toEqual(['low', 'deep']);
+    done.resolve({});
+    await p;
+    // Go's meta event (the option's new value and the models it derives) agrees.
+    store.handleEvent(ev(1, 'meta', { configOptions: [effort, { ...option, currentValue: 'deep' }], models: legacy, currentModelId: 'deep' }));
+    expect(store.currentModelId).toBe('deep');
+    expect(store.configOptions[1].currentValue).toBe('deep');
+  });
+
+  it('legacy models: sessions.setModel; a refusal puts the model back', async () => {
+    const { store, fc } = await openStore(0, {
+      thread: { entries: [], usage: { used: 0, size: 0 }, turn: 0, models: legacy, currentModelId: 'fast', configOptions: [effort] },
+    });
+    fc.handlers['sessions.setModel'] = () => {
+      throw { code: 'bad_request', message: 'the agent refused: unknown model', reason: 'agent_refused', params: { message: 'unknown model' } };
+    };
+    await store.setModel('bad');
+    expect(fc.call).toHaveBeenLastCalledWith('sessions.setModel', { id: S, modelId: 'bad' });
+    expect(store.currentModelId).toBe('fast');
+    expect(store.configOptions).toEqual([effort]); // no model option to touch
+    expect(store.notices.map((n) => n.level)).toEqual(['error']);
+  });
+
+  it('a refused config option change puts the option back too', async () => {
+    const { store, fc } = await openStore(0, {
+      thread: { entries: [], usage: { used: 0, size: 0 }, turn: 0, models: legacy, currentModelId: 'fast', configOptions: [option] },
+    });
+    fc.handlers['sessions.setModel'] = () => {
+      throw { code: 'bad_request', message: 'refused' };
+    };
+    await store.setModel('bad');
+    expect(store.currentModelId).toBe('fast');
+    expect(store.configOptions[0].currentValue).toBe('fast');
+  });
+});

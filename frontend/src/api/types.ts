@@ -399,7 +399,7 @@ export interface CacheUsage {
   session: CacheFigures;
 }
 
-/** A model the agent offers (the unstable session/set_model). */
+/** A model the agent offers: a value of its "model" config option, else of the legacy "models" field. */
 export interface Model {
   modelId: string;
   name: string;

@@ -727,16 +727,27 @@ export class SessionStore {
     }
   }
 
+  /** Switches the model, whichever way the agent offers models: Go sends
+   * session/set_config_option for a config option of category "model",
+   * else the legacy session/set_model. Both are shown switched at once. */
   async setModel(modelId: string): Promise<void> {
     const id = this.id;
     if (!id) return;
     const prev = this.currentModelId;
+    const prevOptions = this.configOptions;
     this.currentModelId = modelId;
+    let first = true; // the first select option of category model is the one Go sets
+    this.configOptions = prevOptions.map((o) => {
+      if (!first || o?.category !== 'model' || o.type !== 'select') return o;
+      first = false;
+      return { ...o, currentValue: modelId };
+    });
     try {
       await this.client.sessions.setModel(id, modelId);
     } catch (e) {
       if (this.id !== id) return;
       this.currentModelId = prev;
+      this.configOptions = prevOptions;
       this.fail(e, m.chat_fail_model);
     }
   }
