@@ -1,9 +1,14 @@
 // A turn as a person sees it: streaming text, folded thoughts, tool cards
 // with diffs, permission requests, stopping a turn.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
+  AGENT,
+  TESTAGENT,
   expect,
   openApp,
   pickTestAgent,
+  send,
   sendButton,
   sendSteps,
   stopButton,
@@ -251,4 +256,29 @@ async function openSessionId(page: import('@playwright/test').Page): Promise<str
   const row = page.locator('.history button.open[aria-current="true"]');
   await expect(row).toHaveCount(1);
   return (await row.getAttribute('data-id')) ?? '';
+}
+
+// The model picker, for both shapes agents offer models in: a config option
+// of category "model" and the legacy "models" field. A pick switches the
+// agent's model (Go's snapshot agrees) and survives a reload.
+for (const shape of ['config', 'legacy']) {
+  test(`model picker (${shape}): shows the agent's models and switches`, async ({ page, serve }) => {
+    await serve.stop();
+    const config = { agent_servers: { [AGENT]: { command: TESTAGENT, args: ['--state', path.join(serve.home, 'agent-state'), '--models', shape] } } };
+    fs.writeFileSync(path.join(serve.home, 'config.json'), JSON.stringify(config));
+    await serve.start();
+    await page.setViewportSize({ width: 1920, height: 800 }); // the picker in the header, not behind its button
+    await openApp(page, serve);
+    await pickTestAgent(page);
+    await send(page, 'hello');
+    await waitTurnEnd(page);
+    const picker = page.locator('.chat .head').getByLabel('Model', { exact: true });
+    await expect(picker).toHaveValue('fast');
+    await expect(picker.locator('option')).toHaveText(['Fast', 'Deep']);
+    await picker.selectOption('deep');
+    const [s] = await serve.call<{ id: string }[]>('sessions.list');
+    await expect.poll(async () => (await serve.call<{ thread: { currentModelId?: string } }>('sessions.open', { id: s.id })).thread.currentModelId).toBe('deep');
+    await page.reload();
+    await expect(page.locator('.chat .head').getByLabel('Model', { exact: true })).toHaveValue('deep');
+  });
 }
