@@ -15,7 +15,7 @@ import (
 // Qwen Code 0.24.4: settings in $HOME/.qwen, an OpenAI-compatible endpoint
 // from the environment; the key is given with mnote agents --set-key.
 var qwen = agentSpec{
-	name: "qwen", command: "qwen", args: []string{"--acp"}, keyVar: "OPENAI_API_KEY",
+	name: "qwen", command: "qwen", args: []string{"--acp"}, keyVar: "OPENAI_API_KEY", models: "both",
 	setup: func(h *harness) map[string]string {
 		h.write(".qwen/settings.json", `{"security":{"auth":{"selectedType":"openai"}},
  "model":{"name":"fake-model","generationConfig":{"contextWindowSize":131072}},
@@ -31,7 +31,7 @@ var qwen = agentSpec{
 // from the environment ({env:...}), set with mnote agents --set-key;
 // edits ask permission.
 var opencode = agentSpec{
-	name: "opencode", command: "opencode", args: []string{"acp"}, keyVar: "MNOTE_FAKE_MODEL_KEY", writesItself: true,
+	name: "opencode", command: "opencode", args: []string{"acp"}, keyVar: "MNOTE_FAKE_MODEL_KEY", writesItself: true, models: "config",
 	setup: func(h *harness) map[string]string {
 		h.write("config/opencode/opencode.json", fmt.Sprintf(`{"model":"fake/fake-model","small_model":"fake/fake-model",
  "enabled_providers":["fake"],"autoupdate":false,"share":"disabled","permission":{"edit":"ask"},
@@ -50,7 +50,7 @@ var opencode = agentSpec{
 // in $REASONIX_HOME/.env (it reads no key from the environment); its
 // tool_approval config option set to read-only makes edits ask.
 var reasonix = agentSpec{
-	name: "reasonix", command: "reasonix", args: []string{"acp"}, options: []string{"tool_approval=read-only"},
+	name: "reasonix", command: "reasonix", args: []string{"acp"}, options: []string{"tool_approval=read-only"}, models: "both",
 	setup: func(h *harness) map[string]string {
 		h.write("rx/config.toml", fmt.Sprintf(`default_model = "deepseek"
 
@@ -176,6 +176,12 @@ func runScenario(t *testing.T, spec agentSpec, extra func(h *harness, id string,
 		t.Errorf("no session/load replay recorded (replay end: %v)", replayEnd)
 	}
 	checkNoDuplicates(t, h, id)
+	// The shape its results offer models in (docs/agents.md says which).
+	for _, m := range []string{"session/new", "session/load"} {
+		if got := modelShape(recs, m); got != spec.models {
+			t.Errorf("%s offers models as %q in its %s result, want %q", spec.name, got, m, spec.models)
+		}
+	}
 	if extra != nil {
 		extra(h, id, r1, r2)
 	}

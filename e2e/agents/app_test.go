@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"mnote/acp/runtimes"
 	"mnote/app"
+	"mnote/thread"
 )
 
 // appRun is mnote's services run in this process over the harness's
@@ -99,6 +101,27 @@ func (a *appRun) create() string {
 	var sum app.SessionSummary
 	a.mustCall("sessions.create", map[string]any{"agent": a.h.spec.name}, &sum)
 	return sum.ID
+}
+
+// checkModel checks the agent's models as the window shows them (from
+// its config option of category "model" when it has one, else its legacy
+// "models") and sets the current one again through sessions.setModel,
+// which mnote sends the way the agent offers: set_config_option or, for
+// legacy models alone, set_model.
+func (a *appRun) checkModel(id string) {
+	a.t.Helper()
+	var snap app.Snapshot
+	a.mustCall("sessions.open", map[string]any{"id": id}, &snap)
+	th := snap.Thread
+	if len(th.Models) == 0 || !slices.ContainsFunc(th.Models, func(m thread.Model) bool { return m.ModelID == th.CurrentModelID }) {
+		a.t.Fatalf("app: model %q of %+v", th.CurrentModelID, th.Models)
+	}
+	a.mustCall("sessions.setModel", map[string]any{"id": id, "modelId": th.CurrentModelID}, nil)
+	a.mustCall("sessions.open", map[string]any{"id": id}, &snap)
+	if snap.Thread.CurrentModelID != th.CurrentModelID {
+		a.t.Fatalf("app: after setting model %q it is %q", th.CurrentModelID, snap.Thread.CurrentModelID)
+	}
+	a.t.Logf("app: %s offers %d models, %q current", a.h.spec.name, len(th.Models), th.CurrentModelID)
 }
 
 type threadEvent struct {

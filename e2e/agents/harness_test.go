@@ -50,6 +50,10 @@ type agentSpec struct {
 	keyVar string
 	// options are --option flags for every turn.
 	options []string
+	// models is the shape in which its session/new and session/load
+	// results offer models: "config" (a config option of category
+	// "model"), "legacy" (the "models" field) or "both".
+	models string
 	// writesItself: the agent also edits the file on disk itself, not
 	// only through the client's fs/write_text_file (OpenCode).
 	writesItself bool
@@ -456,6 +460,40 @@ func (h *harness) transcript(path string) []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+// modelShape says in which shape the result of the last `method` request
+// in recs offers models: "config", "legacy", "both" or "".
+func modelShape(recs []map[string]any, method string) string {
+	var id any
+	var result map[string]any
+	for _, r := range recs {
+		data, _ := r["data"].(map[string]any)
+		switch {
+		case r["dir"] == "out" && r["kind"] == method && data != nil:
+			id, result = data["id"], nil
+		case r["dir"] == "in" && r["kind"] == "response" && data != nil && id != nil && data["id"] == id:
+			result, _ = data["result"].(map[string]any)
+		}
+	}
+	models, _ := result["models"].(map[string]any)
+	legacy := len(models) > 0
+	config := false
+	opts, _ := result["configOptions"].([]any)
+	for _, o := range opts {
+		if m, _ := o.(map[string]any); m["category"] == "model" && m["type"] == "select" {
+			config = true
+		}
+	}
+	switch {
+	case config && legacy:
+		return "both"
+	case config:
+		return "config"
+	case legacy:
+		return "legacy"
+	}
+	return ""
 }
 
 func kinds(recs []map[string]any) map[string]int {

@@ -79,6 +79,7 @@ func runNotesScenario(t *testing.T, spec agentSpec) {
 	h.inApp(func(a *appRun) {
 		a.waitIndexed(perfPath, "命中率")
 		id := a.create()
+		a.checkModel(id)
 		for _, o := range spec.options {
 			k, v, _ := strings.Cut(o, "=")
 			a.mustCall("sessions.setConfigOption", map[string]any{"id": id, "configId": k, "value": v}, nil)
