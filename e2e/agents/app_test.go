@@ -159,7 +159,7 @@ func (a *appRun) turn(id, text string) []string {
 			if err := json.Unmarshal(te.Payload, &req); err != nil {
 				a.t.Fatal(err)
 			}
-			asked = append(asked, req.Title)
+			asked = append(asked, req.Kind+" "+req.ToolCallID+" "+req.Title)
 			opt := ""
 			for _, kind := range []string{"allow_once", "allow_always"} {
 				for _, o := range req.Options {
