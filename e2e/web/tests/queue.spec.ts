@@ -47,9 +47,11 @@ function scenario(serve: Serve, sc: object): void {
 }
 
 test('queue: Enter while a turn runs queues; edit, remove, a reload keep it; it goes when the turn ends', async ({ page, serve }) => {
+  test.setTimeout(120_000);
   await openApp(page, serve);
   await pickTestAgent(page);
-  await sendSteps(page, [{ message: 'working on it' }, { sleepMs: 15000 }, { message: ' — done' }]);
+  // The turn runs long enough for every step up to the reload on a loaded machine (15 s was not: the queue had gone).
+  await sendSteps(page, [{ message: 'working on it' }, { sleepMs: 45000 }, { message: ' — done' }]);
   await expect(stopButton(page)).toBeVisible();
   await expect(page.locator('.composer .hints')).toContainText('Enter queue');
 
@@ -80,7 +82,7 @@ test('queue: Enter while a turn runs queues; edit, remove, a reload keep it; it 
   await expect(queued(page).locator('.q-text')).toHaveText(['first queued, edited']);
 
   // The turn ends: the queued prompt goes (the default turn echoes it).
-  await expect(thread(page).getByTestId('assistant-message').last()).toContainText('echo: first queued, edited', { timeout: 40_000 });
+  await expect(thread(page).getByTestId('assistant-message').last()).toContainText('echo: first queued, edited', { timeout: 70_000 });
   await waitTurnEnd(page);
   await expect(queued(page)).toHaveCount(0);
   await expect(thread(page).getByTestId('user-message')).toHaveCount(2);
