@@ -170,6 +170,35 @@ describe('EditorStore', () => {
     expect(t.dirty).toBe(false);
   });
 
+  it('Keep mine: a Ctrl+S pressed while it goes to Go saves what was kept (no conflict error), and autosave saves it too', async () => {
+    const { ed, disk, files, toasts } = setup();
+    const t = (await ed.open('a.md'))!;
+    ed.edited(t, 'mine\n');
+    await ed.push(t);
+    ed.applyBuffers([disk('a.md', 'theirs\n')]);
+    expect(t.conflict).toBe(true);
+    // Keep mine, and Ctrl+S before Go has answered it.
+    const kept = ed.resolve(t, 'mine');
+    expect(await ed.save(t)).toBe(true);
+    await kept;
+    expect(files['a.md']).toBe('mine\n');
+    expect(t.conflict).toBe(false);
+    expect(t.dirty).toBe(false);
+    expect(toasts.items).toHaveLength(0);
+
+    // Autosave on, no Ctrl+S: the kept text is saved after the usual delay.
+    vi.useFakeTimers();
+    ed.edited(t, 'mine again\n');
+    await ed.push(t);
+    ed.applyBuffers([disk('a.md', 'theirs again\n')]);
+    expect(t.conflict).toBe(true);
+    await ed.resolve(t, 'mine');
+    expect(t.dirty).toBe(true);
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(files['a.md']).toBe('mine again\n');
+    expect(t.dirty).toBe(false);
+  });
+
   it('ignores buffer states older than what it has (events and answers cross)', async () => {
     const { ed } = setup();
     const t = (await ed.open('a.md'))!;

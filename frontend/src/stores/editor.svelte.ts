@@ -97,6 +97,8 @@ export class Tab {
   conflict = $state(false);
   /** The disk's content, when it changed while typed edits were not yet pushed (a conflict Go has not seen). */
   theirs: string | null = $state.raw(null);
+  /** A Keep mine / Take theirs on its way to Go: a save waits for it. */
+  resolving: Promise<void> | null = null;
   deleted = $state(false);
   saving = $state(false);
   /** The view chosen for this tab (split shows one at a time when the pane is narrow). */
@@ -440,6 +442,8 @@ export class EditorStore {
   /** Saves (files.save). Resolves true when the file on disk holds the tab's text. */
   async save(tab: Tab | undefined = this.active, auto = false): Promise<boolean> {
     if (!tab || tab.closed) return false;
+    if (tab.resolving) await tab.resolving; // Ctrl+S just after Keep mine saves what was kept
+    if (tab.closed) return false;
     this.clearTimer(this.saveTimers, tab);
     if (tab.conflict) {
       if (!auto) this.toasts.error(m.editor_save_conflict({ name: tab.name }));
@@ -594,7 +598,21 @@ export class EditorStore {
 
   /** Resolves a conflict: "mine" keeps the editor's text (the next save writes it), "theirs" takes the disk's. */
   async resolve(tab: Tab, take: 'mine' | 'theirs'): Promise<void> {
-    if (tab.closed || !tab.conflict) return;
+    if (tab.closed || !tab.conflict || tab.resolving) return;
+    const done = this.resolveNow(tab, take);
+    tab.resolving = done;
+    try {
+      await done;
+    } finally {
+      tab.resolving = null;
+    }
+    // Autosave on: what was kept is saved as any edit would be.
+    if (take === 'mine' && this.autosave && !tab.closed && !tab.conflict && tab.dirty) {
+      this.setTimer(this.saveTimers, tab, this.autosaveDelayMs, () => void this.save(tab, true));
+    }
+  }
+
+  private async resolveNow(tab: Tab, take: 'mine' | 'theirs'): Promise<void> {
     if (this.diff?.path === tab.path) this.diff = null;
     if (tab.theirs !== null) {
       const theirs = tab.theirs;
