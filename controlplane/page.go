@@ -107,7 +107,7 @@ func newPageData(l l10n.Locale, snap api.ShareSnapshot, shared, expires time.Tim
 			pe.Status = l.ToolStatus(en.Status)
 		}
 		if en.Kind == api.EntryQuestion {
-			pe.Status = l.T(questionStatus(en.Status))
+			pe.Status = l.QuestionStatus(en.Status)
 		}
 		if en.Text != "" {
 			if len(en.Text) <= budget {
@@ -155,19 +155,6 @@ func entryLabel(l l10n.Locale, kind string) string {
 		return l.T("export.question_asked")
 	}
 	return kind
-}
-
-// questionStatus is the key of what became of a question (its action).
-func questionStatus(action string) string {
-	switch action {
-	case "accept":
-		return "export.question_answered"
-	case "decline":
-		return "export.question_declined"
-	case "cancel":
-		return "export.question_cancelled"
-	}
-	return "export.question_waiting"
 }
 
 // sharePage serves GET /s/{token}: the read-only page of a share, or a

@@ -15,20 +15,6 @@ import (
 // label (its schema title, else its name) and the answer as words.
 type answerRow struct{ label, value string }
 
-// questionStatus is the key of what became of a question (controlplane/page.go
-// words a shared one the same way).
-func questionStatus(action string) string {
-	switch action {
-	case "accept":
-		return "export.question_answered"
-	case "decline":
-		return "export.question_declined"
-	case "cancel":
-		return "export.question_cancelled"
-	}
-	return "export.question_waiting"
-}
-
 // answerRows are the answered fields of q in the order its form lists
 // them (then any the form does not name), as the chat's question card
 // shows them: a choice by its title, yes/no words, lists joined.
@@ -172,7 +158,7 @@ func choices(field []byte) map[string]string {
 // of it, and the answer.
 func (d *doc) markdownQuestion(w io.Writer, q *thread.Question) {
 	fmt.Fprintf(w, "**%s** %s\n\n", d.l.T("export.question_asked"), oneLine(q.Message))
-	fmt.Fprintf(w, "_%s_\n", d.l.T(questionStatus(q.Action)))
+	fmt.Fprintf(w, "_%s_\n", d.l.QuestionStatus(q.Action))
 	for _, r := range d.answerRows(q) {
 		fmt.Fprintf(w, "- %s\n", d.l.T("export.md_field", oneLine(r.label), oneLine(r.value)))
 	}
@@ -182,7 +168,7 @@ func (d *doc) markdownQuestion(w io.Writer, q *thread.Question) {
 // htmlQuestion is markdownQuestion as HTML.
 func (d *doc) htmlQuestion(w io.Writer, q *thread.Question) {
 	fmt.Fprintf(w, "<section class=\"entry question\">\n<div class=\"who\">%s</div>\n<p class=\"asked\">%s</p>\n<p class=\"status\">%s</p>\n",
-		esc(d.l.T("export.question_asked")), esc(q.Message), esc(d.l.T(questionStatus(q.Action))))
+		esc(d.l.T("export.question_asked")), esc(q.Message), esc(d.l.QuestionStatus(q.Action)))
 	if rows := d.answerRows(q); len(rows) > 0 {
 		fmt.Fprint(w, "<dl>\n")
 		for _, r := range rows {

@@ -241,6 +241,20 @@ func (l Locale) ToolStatus(status string) string {
 	return status
 }
 
+// QuestionStatus is what became of an agent's question, from its action
+// (accept, decline, cancel; "" while it waits), in l.
+func (l Locale) QuestionStatus(action string) string {
+	switch action {
+	case "accept":
+		return l.T("export.question_answered")
+	case "decline":
+		return l.T("export.question_declined")
+	case "cancel":
+		return l.T("export.question_cancelled")
+	}
+	return l.T("export.question_waiting")
+}
+
 // FromEnv is the system's language, as GTK and browsers take it: the
 // first of LC_ALL, LC_MESSAGES and LANG that is set (English when none is).
 func FromEnv() Locale {
