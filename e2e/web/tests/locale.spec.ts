@@ -391,6 +391,7 @@ test('zh-CN: the agents dialog words a preset’s install note in Chinese', asyn
   await page.setViewportSize(SIZES[0]);
   await openAppIn(page, serve);
   await page.locator('.sidebar button.agent').click();
+  await page.getByTestId('sidebar-agent-picker').getByRole('button', { name: msg('zh-CN', 'agents_manage') }).click();
   const dialog = page.getByRole('dialog', { name: msg('zh-CN', 'agents_title') });
   const goose = dialog.locator('.agent').filter({ has: page.locator('.title', { hasText: /^goose$/ }) });
   await expect(goose.locator('.badge').first()).toHaveText(msg('zh-CN', 'agents_status_missing'));

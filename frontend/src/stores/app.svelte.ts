@@ -179,6 +179,10 @@ export class AppState {
   async send(text: string, extra?: PromptExtras): Promise<boolean> {
     if (!text.trim() && !extra?.images?.length) return false;
     if (!this.session.id && !(await this.newSession())) return false;
+    // What was just typed in a note reaches Go first: the agent reads the
+    // note as the person has it, and a write that would drop those words is
+    // shown before it is allowed (not pushed yet, Go would not know them).
+    await this.editor.pushPending();
     // The tab shown now (the new session's when one started).
     return this.session.prompt(text, extra);
   }

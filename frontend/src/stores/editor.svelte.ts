@@ -420,6 +420,11 @@ export class EditorStore {
   }
 
   /** Sends typed edits to Go now (files.update). */
+  /** Sends every tab's typed edits Go has not had yet, now (before a prompt: the agent reads and writes the notes as the person has them). */
+  async pushPending(): Promise<void> {
+    await Promise.all(this.tabs.filter((t) => t.pending && !t.closed).map((t) => this.push(t)));
+  }
+
   async push(tab: Tab): Promise<void> {
     this.clearTimer(this.pushTimers, tab);
     if (tab.closed || !tab.pending) return;
