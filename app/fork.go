@@ -8,13 +8,13 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
 
 	"mnote/acp"
 	"mnote/acp/runtimes"
 	"mnote/app/chat"
+	"mnote/collab/projection"
 	"mnote/store"
 	"mnote/thread"
 )
@@ -234,66 +234,21 @@ func (l *liveSession) bindFork(ctx context.Context, runtime, forkFrom string) (*
 	return b, nil
 }
 
-// Bounds of the earlier turns a fork's first prompt carries.
-const (
-	maxEarlierBytes  = 48 << 10 // all of it
-	maxEarlierPerMsg = 6 << 10  // one message
-)
-
 // earlierTurns is the compact transcript of a fork's earlier turns: the
-// user's and the assistant's messages, the latest kept when they are too
-// long, each message cut in its middle past maxEarlierPerMsg. Tool calls,
-// thoughts and plans are left out. "" when there are none.
+// user's and the assistant's messages (projection.Transcript bounds and
+// cuts them). Tool calls, thoughts and plans are left out. "" when there
+// are none.
 func earlierTurns(entries []thread.Entry) string {
-	var msgs []string
+	var msgs []projection.Msg
 	for _, e := range entries {
-		text := strings.TrimSpace(e.Text)
-		if text == "" {
-			continue
-		}
-		var who string
 		switch e.Kind {
 		case thread.EntryUserMessage:
-			who = "User"
+			msgs = append(msgs, projection.Msg{Who: "User", Turn: e.Turn, Text: e.Text})
 		case thread.EntryAssistantMessage:
-			who = "Assistant"
-		default:
-			continue
+			msgs = append(msgs, projection.Msg{Who: "Assistant", Turn: e.Turn, Text: e.Text})
 		}
-		msgs = append(msgs, fmt.Sprintf("%s (turn %d):\n%s", who, e.Turn, cutMiddle(text, maxEarlierPerMsg)))
 	}
-	if len(msgs) == 0 {
-		return ""
-	}
-	// The latest messages matter most: drop from the start.
-	total, from := 0, len(msgs)
-	for from > 0 && total+len(msgs[from-1])+2 <= maxEarlierBytes {
-		from--
-		total += len(msgs[from]) + 2
-	}
-	var b strings.Builder
-	b.WriteString("Earlier in this conversation (it continues in a new session; these are its earlier turns):\n\n")
-	if from > 0 {
-		fmt.Fprintf(&b, "[%d earlier messages left out]\n\n", from)
-	}
-	b.WriteString(strings.Join(msgs[from:], "\n\n"))
-	return b.String()
-}
-
-// cutMiddle shortens s to about max bytes, keeping its start and end.
-func cutMiddle(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	h := max / 2
-	for h > 0 && !utf8.RuneStart(s[h]) {
-		h--
-	}
-	t := len(s) - max/2
-	for t < len(s) && !utf8.RuneStart(s[t]) {
-		t++
-	}
-	return s[:h] + fmt.Sprintf("\n[… %d bytes left out …]\n", t-h) + s[t:]
+	return projection.Transcript("Earlier in this conversation (it continues in a new session; these are its earlier turns):", msgs)
 }
 
 // earlierBlock is the content block carrying a fork's earlier turns: an
