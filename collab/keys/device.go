@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mnote/collab/internal/wire"
 	"os"
 	"strings"
 	"time"
@@ -66,7 +67,7 @@ func (p DevicePublic) Check() error {
 		return fmt.Errorf("%w: device KEM key: %w", ErrEncoding, err)
 	}
 	for what, v := range map[string]string{"account": p.Account, "device name": p.Name} {
-		if err := checkStr(what, v); err != nil {
+		if err := wire.CheckStr(what, v); err != nil {
 			return err
 		}
 	}
@@ -86,32 +87,32 @@ func (p DevicePublic) Marshal() ([]byte, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
-	w := writer{b: make([]byte, 0, 128+len(p.Account)+len(p.Name))}
-	w.u8(deviceVersion)
-	w.str(p.Account)
-	w.str(p.DeviceID)
-	w.bytes(p.KEMPub)
-	w.bytes(p.SignPub)
-	w.str(p.Name)
-	w.u64(uint64(p.Created.Unix()))
-	return w.b, nil
+	w := wire.Writer{B: make([]byte, 0, 128+len(p.Account)+len(p.Name))}
+	w.U8(deviceVersion)
+	w.Str(p.Account)
+	w.Str(p.DeviceID)
+	w.Bytes(p.KEMPub)
+	w.Bytes(p.SignPub)
+	w.Str(p.Name)
+	w.U64(uint64(p.Created.Unix()))
+	return w.B, nil
 }
 
 // ParseDevicePublic parses Marshal's encoding and checks the id.
 func ParseDevicePublic(b []byte) (DevicePublic, error) {
-	r := reader{b: b}
-	if v := r.u8("version"); r.err == nil && v != deviceVersion {
+	r := wire.Reader{B: b}
+	if v := r.U8("version"); r.Err == nil && v != deviceVersion {
 		return DevicePublic{}, fmt.Errorf("%w: device encoding %d", ErrVersion, v)
 	}
 	p := DevicePublic{
-		Account:  r.str("account"),
-		DeviceID: r.str("device id"),
-		KEMPub:   bytes.Clone(r.bytes("KEM key")),
-		SignPub:  bytes.Clone(r.bytes("signing key")),
-		Name:     r.str("name"),
-		Created:  time.Unix(int64(r.u64("created")), 0).UTC(),
+		Account:  r.Str("account"),
+		DeviceID: r.Str("device id"),
+		KEMPub:   bytes.Clone(r.Bytes("KEM key")),
+		SignPub:  bytes.Clone(r.Bytes("signing key")),
+		Name:     r.Str("name"),
+		Created:  time.Unix(int64(r.U64("created")), 0).UTC(),
 	}
-	if err := r.end(); err != nil {
+	if err := r.End(); err != nil {
 		return DevicePublic{}, err
 	}
 	if err := p.Check(); err != nil {

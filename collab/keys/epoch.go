@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"mnote/collab/internal/wire"
 )
 
 // EpochKey is the content key of one session epoch, shared by the devices
@@ -41,27 +42,27 @@ type envelope struct {
 }
 
 func (e envelope) body() []byte {
-	w := writer{}
-	w.u8(envelopeVersion)
-	w.str(e.Sender)
-	w.str(e.Recipient)
-	w.str(e.Session)
-	w.u64(e.Epoch)
-	w.bytes(e.Enc)
-	w.bytes(e.CT)
-	return w.b
+	w := wire.Writer{}
+	w.U8(envelopeVersion)
+	w.Str(e.Sender)
+	w.Str(e.Recipient)
+	w.Str(e.Session)
+	w.U64(e.Epoch)
+	w.Bytes(e.Enc)
+	w.Bytes(e.CT)
+	return w.B
 }
 
 // envelopeInfo is the HPKE info (and aad) of an envelope: it binds the
 // session, the epoch, the recipient and the sender.
 func envelopeInfo(session string, epoch uint64, recipient, sender string) []byte {
-	w := writer{}
-	w.str("mnote epoch key v1")
-	w.str(session)
-	w.u64(epoch)
-	w.str(recipient)
-	w.str(sender)
-	return w.b
+	w := wire.Writer{}
+	w.Str("mnote epoch key v1")
+	w.Str(session)
+	w.U64(epoch)
+	w.Str(recipient)
+	w.Str(sender)
+	return w.B
 }
 
 // WrapEpochKey seals key to the recipient device for (sessionID, epoch),
@@ -70,7 +71,7 @@ func WrapEpochKey(from *Device, key EpochKey, recipient DevicePublic, sessionID 
 	if err := recipient.Check(); err != nil {
 		return nil, fmt.Errorf("wrap epoch key: %w", err)
 	}
-	if err := checkStr("session id", sessionID); err != nil {
+	if err := wire.CheckStr("session id", sessionID); err != nil {
 		return nil, fmt.Errorf("wrap epoch key: %w", err)
 	}
 	info := envelopeInfo(sessionID, epoch, recipient.DeviceID, from.ID())
@@ -79,9 +80,9 @@ func WrapEpochKey(from *Device, key EpochKey, recipient DevicePublic, sessionID 
 		return nil, fmt.Errorf("wrap epoch key: %w", err)
 	}
 	body := envelope{Sender: from.ID(), Recipient: recipient.DeviceID, Session: sessionID, Epoch: epoch, Enc: enc, CT: ct}.body()
-	w := writer{b: body}
-	w.bytes(from.Sign(ctxEnvelope, body))
-	return w.b, nil
+	w := wire.Writer{B: body}
+	w.Bytes(from.Sign(ctxEnvelope, body))
+	return w.B, nil
 }
 
 // UnwrapEpochKey opens an envelope made by WrapEpochKey for self, checking
@@ -89,16 +90,16 @@ func WrapEpochKey(from *Device, key EpochKey, recipient DevicePublic, sessionID 
 // that sender may hand out keys for the session (an owner device).
 func UnwrapEpochKey(self *Device, sender DevicePublic, sessionID string, epoch uint64, blob []byte) (EpochKey, error) {
 	var key EpochKey
-	r := reader{b: blob}
-	if v := r.u8("version"); r.err == nil && v != envelopeVersion {
+	r := wire.Reader{B: blob}
+	if v := r.U8("version"); r.Err == nil && v != envelopeVersion {
 		return key, fmt.Errorf("unwrap epoch key: %w: envelope %d", ErrVersion, v)
 	}
-	e := envelope{Sender: r.str("sender"), Recipient: r.str("recipient"), Session: r.str("session"), Epoch: r.u64("epoch")}
-	e.Enc = r.bytes("enc")
-	e.CT = r.bytes("ciphertext")
-	bodyLen := len(blob) - len(r.b)
-	sig := r.bytes("signature")
-	if err := r.end(); err != nil {
+	e := envelope{Sender: r.Str("sender"), Recipient: r.Str("recipient"), Session: r.Str("session"), Epoch: r.U64("epoch")}
+	e.Enc = r.Bytes("enc")
+	e.CT = r.Bytes("ciphertext")
+	bodyLen := len(blob) - len(r.B)
+	sig := r.Bytes("signature")
+	if err := r.End(); err != nil {
 		return key, fmt.Errorf("unwrap epoch key: %w", err)
 	}
 	switch {
@@ -168,11 +169,11 @@ type EpochKeyRecord struct {
 const maxBundle = 1 << 16
 
 func bundleInfo(recipient, sender string) []byte {
-	w := writer{}
-	w.str("mnote key bundle v1")
-	w.str(recipient)
-	w.str(sender)
-	return w.b
+	w := wire.Writer{}
+	w.Str("mnote key bundle v1")
+	w.Str(recipient)
+	w.Str(sender)
+	return w.B
 }
 
 // SealBundle seals epoch keys for a new device of from's account, signed by
@@ -187,47 +188,42 @@ func SealBundle(from *Device, to DevicePublic, records []EpochKeyRecord) ([]byte
 	if len(records) > maxBundle {
 		return nil, fmt.Errorf("seal key bundle: %w: %d records", ErrEncoding, len(records))
 	}
-	pw := writer{}
-	pw.u64(uint64(len(records)))
+	pw := wire.Writer{}
+	pw.U64(uint64(len(records)))
 	for _, rec := range records {
-		if err := checkStr("session id", rec.SessionID); err != nil {
+		if err := wire.CheckStr("session id", rec.SessionID); err != nil {
 			return nil, fmt.Errorf("seal key bundle: %w", err)
 		}
-		pw.str(rec.SessionID)
-		pw.u64(rec.Epoch)
-		pw.bytes(rec.Key[:])
+		pw.Str(rec.SessionID)
+		pw.U64(rec.Epoch)
+		pw.Bytes(rec.Key[:])
 	}
-	enc, ct, err := hpkeSeal(to, bundleInfo(to.DeviceID, from.ID()), pw.b)
+	enc, ct, err := hpkeSeal(to, bundleInfo(to.DeviceID, from.ID()), pw.B)
 	if err != nil {
 		return nil, fmt.Errorf("seal key bundle: %w", err)
 	}
-	w := writer{}
-	w.u8(bundleVersion)
-	w.str(from.ID())
-	w.str(to.DeviceID)
-	w.bytes(enc)
-	w.u64(uint64(len(ct)))
-	w.b = append(w.b, ct...)
-	w.bytes(from.Sign(ctxBundle, w.b))
-	return w.b, nil
+	w := wire.Writer{}
+	w.U8(bundleVersion)
+	w.Str(from.ID())
+	w.Str(to.DeviceID)
+	w.Bytes(enc)
+	w.Long(ct)
+	w.Bytes(from.Sign(ctxBundle, w.B))
+	return w.B, nil
 }
 
 // OpenBundle opens a bundle sealed by SealBundle for self by sender, a
 // device of the same account.
 func OpenBundle(self *Device, sender DevicePublic, blob []byte) ([]EpochKeyRecord, error) {
-	r := reader{b: blob}
-	if v := r.u8("version"); r.err == nil && v != bundleVersion {
+	r := wire.Reader{B: blob}
+	if v := r.U8("version"); r.Err == nil && v != bundleVersion {
 		return nil, fmt.Errorf("open key bundle: %w: bundle %d", ErrVersion, v)
 	}
-	from, to, enc := r.str("sender"), r.str("recipient"), r.bytes("enc")
-	n := r.u64("ciphertext length")
-	if r.err == nil && n > uint64(len(r.b)) {
-		r.fail("short ciphertext")
-	}
-	ct := r.take(int(min(n, uint64(len(r.b)))), "ciphertext")
-	bodyLen := len(blob) - len(r.b)
-	sig := r.bytes("signature")
-	if err := r.end(); err != nil {
+	from, to, enc := r.Str("sender"), r.Str("recipient"), r.Bytes("enc")
+	ct := r.Long("ciphertext")
+	bodyLen := len(blob) - len(r.B)
+	sig := r.Bytes("signature")
+	if err := r.End(); err != nil {
 		return nil, fmt.Errorf("open key bundle: %w", err)
 	}
 	switch {
@@ -245,23 +241,23 @@ func OpenBundle(self *Device, sender DevicePublic, blob []byte) ([]EpochKeyRecor
 	if err != nil {
 		return nil, tampered("open key bundle", err)
 	}
-	pr := reader{b: pt}
-	count := pr.u64("count")
+	pr := wire.Reader{B: pt}
+	count := pr.U64("count")
 	if count > maxBundle {
-		pr.fail("too many records")
+		pr.Fail("too many records")
 	}
 	var recs []EpochKeyRecord
-	for i := uint64(0); i < count && pr.err == nil; i++ {
-		rec := EpochKeyRecord{SessionID: pr.str("session id"), Epoch: pr.u64("epoch")}
-		if k := pr.bytes("key"); pr.err == nil {
+	for i := uint64(0); i < count && pr.Err == nil; i++ {
+		rec := EpochKeyRecord{SessionID: pr.Str("session id"), Epoch: pr.U64("epoch")}
+		if k := pr.Bytes("key"); pr.Err == nil {
 			if len(k) != len(rec.Key) {
-				pr.fail("key size")
+				pr.Fail("key size")
 			}
 			copy(rec.Key[:], k)
 		}
 		recs = append(recs, rec)
 	}
-	if err := pr.end(); err != nil {
+	if err := pr.End(); err != nil {
 		return nil, fmt.Errorf("open key bundle: %w", err)
 	}
 	return recs, nil

@@ -1,6 +1,10 @@
 package keys
 
-import "errors"
+import (
+	"errors"
+
+	"mnote/collab/internal/wire"
+)
 
 // The sentinel errors of this package. An error returned here wraps one of
 // them (sometimes two: ErrTampered and what exactly was tampered with).
@@ -11,7 +15,7 @@ var (
 	// do not belong together.
 	ErrKeyFileCorrupt = errors.New("device key file is corrupt")
 	// ErrEncoding: a public key, header or envelope does not parse.
-	ErrEncoding = errors.New("malformed encoding")
+	ErrEncoding = wire.ErrEncoding
 	// ErrVersion: an encoding of a version this build does not know.
 	ErrVersion = errors.New("unknown encoding version")
 	// ErrDeviceID: a device id that is not derived from its keys.

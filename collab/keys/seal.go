@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"mnote/collab/internal/wire"
 )
 
 // Header is what the control plane sees of an entry and what the sealing
@@ -38,28 +39,28 @@ const (
 // associated data.
 func (h Header) Marshal() ([]byte, error) {
 	for what, v := range map[string]string{"session id": h.SessionID, "author device": h.AuthorDevice, "kind": h.Kind} {
-		if err := checkStr(what, v); err != nil {
+		if err := wire.CheckStr(what, v); err != nil {
 			return nil, err
 		}
 	}
-	w := writer{}
-	w.u8(headerVersion)
-	w.str(h.SessionID)
-	w.u64(h.Epoch)
-	w.u64(h.Seq)
-	w.str(h.AuthorDevice)
-	w.str(h.Kind)
-	return w.b, nil
+	w := wire.Writer{}
+	w.U8(headerVersion)
+	w.Str(h.SessionID)
+	w.U64(h.Epoch)
+	w.U64(h.Seq)
+	w.Str(h.AuthorDevice)
+	w.Str(h.Kind)
+	return w.B, nil
 }
 
 // ParseHeader parses Header.Marshal's encoding.
 func ParseHeader(b []byte) (Header, error) {
-	r := reader{b: b}
-	if v := r.u8("version"); r.err == nil && v != headerVersion {
+	r := wire.Reader{B: b}
+	if v := r.U8("version"); r.Err == nil && v != headerVersion {
 		return Header{}, fmt.Errorf("%w: header %d", ErrVersion, v)
 	}
-	h := Header{SessionID: r.str("session id"), Epoch: r.u64("epoch"), Seq: r.u64("seq"), AuthorDevice: r.str("author device"), Kind: r.str("kind")}
-	return h, r.end()
+	h := Header{SessionID: r.Str("session id"), Epoch: r.U64("epoch"), Seq: r.U64("seq"), AuthorDevice: r.Str("author device"), Kind: r.Str("kind")}
+	return h, r.End()
 }
 
 // EntryHeader is the header a sealed blob carries, unauthenticated: for
@@ -75,11 +76,11 @@ func EntryHeader(blob []byte) (Header, error) {
 // entryAEAD is AES-256-GCM with random nonces under the key of one
 // (session, epoch), derived from the epoch key with HKDF-SHA256.
 func entryAEAD(key EpochKey, session string, epoch uint64) (cipher.AEAD, error) {
-	w := writer{}
-	w.str("mnote entry key v1")
-	w.str(session)
-	w.u64(epoch)
-	k, err := hkdf.Key(sha256.New, key[:], nil, string(w.b), 32)
+	w := wire.Writer{}
+	w.Str("mnote entry key v1")
+	w.Str(session)
+	w.U64(epoch)
+	k, err := hkdf.Key(sha256.New, key[:], nil, string(w.B), 32)
 	if err != nil {
 		return nil, err
 	}
@@ -109,13 +110,12 @@ func Seal(key EpochKey, h Header, plaintext []byte, author *Device) ([]byte, err
 		return nil, fmt.Errorf("seal entry: %w", err)
 	}
 	ct := a.Seal(nil, nil, pad(plaintext), hb)
-	w := writer{b: make([]byte, 0, 1+2+len(hb)+8+len(ct)+2+64)}
-	w.u8(entryVersion)
-	w.bytes(hb)
-	w.u64(uint64(len(ct)))
-	w.b = append(w.b, ct...)
-	w.bytes(author.Sign(ctxEntry, w.b))
-	return w.b, nil
+	w := wire.Writer{B: make([]byte, 0, 1+2+len(hb)+8+len(ct)+2+64)}
+	w.U8(entryVersion)
+	w.Bytes(hb)
+	w.Long(ct)
+	w.Bytes(author.Sign(ctxEntry, w.B))
+	return w.B, nil
 }
 
 // sealedEntry is a parsed blob.
@@ -124,20 +124,16 @@ type sealedEntry struct {
 }
 
 func parseEntry(blob []byte) (sealedEntry, error) {
-	r := reader{b: blob}
-	if v := r.u8("version"); r.err == nil && v != entryVersion {
+	r := wire.Reader{B: blob}
+	if v := r.U8("version"); r.Err == nil && v != entryVersion {
 		return sealedEntry{}, fmt.Errorf("%w: entry %d", ErrVersion, v)
 	}
 	var e sealedEntry
-	e.header = r.bytes("header")
-	n := r.u64("ciphertext length")
-	if r.err == nil && n > uint64(len(r.b)) {
-		r.fail("short ciphertext")
-	}
-	e.ct = r.take(int(min(n, uint64(len(r.b)))), "ciphertext")
-	e.body = blob[:len(blob)-len(r.b)]
-	e.sig = r.bytes("signature")
-	return e, r.end()
+	e.header = r.Bytes("header")
+	e.ct = r.Long("ciphertext")
+	e.body = blob[:len(blob)-len(r.B)]
+	e.sig = r.Bytes("signature")
+	return e, r.End()
 }
 
 // Open opens a blob sealed by Seal, expected to be the entry want, written
