@@ -1,0 +1,53 @@
+// Package roster is who may read and write a shared session, as every
+// client verifies it for itself: the control plane relays the statements
+// below but cannot make one, change one, drop one or reorder them without
+// every client refusing the result.
+//
+// # Two kinds of signed chains
+//
+// Each is a hash chain: statement N carries the SHA-256 of statement N-1
+// (its whole encoding, signature included), so dropping, reordering,
+// inserting or forking a statement breaks it (ErrBrokenChain). Statements
+// are canonical binary encodings (package collab/internal/wire) signed with
+// Ed25519 by a device (package keys); the blobs are what the server stores.
+//
+//   - An account's device list (VerifyDevices → DeviceList): the first
+//     statement adds the account's first device and is signed by that
+//     device itself — trust on first use, which the Pins store and the
+//     safety number (keys.SafetyNumber) make visible. Every later statement
+//     is signed by a device already listed: adding a device is what the
+//     paired machine signs after the 12 digits matched (keys.PairInitiator),
+//     removing one is a statement of any remaining device. A removed device
+//     never signs again; every shared session of the account then needs a
+//     new epoch (NeedsNewEpoch).
+//   - A session roster (VerifySession → Roster): created by the owner and
+//     then extended only by the owner's devices (per the owner's verified
+//     device list): add a member with a role, change a member's role,
+//     remove a member, start a new epoch. Verification rebuilds the members,
+//     their roles and the current epoch. A statement signed by anyone but
+//     one of the owner's devices is refused (ErrNotOwnerDevice), so a
+//     control plane that adds a member on its own gets nowhere.
+//
+// # Revocation
+//
+// Removing a member sets Roster.NeedsNewEpoch until the owner signs a
+// new_epoch statement; the new epoch key is wrapped only for
+// Roster.Recipients, the active devices of the remaining members, so
+// the removed member can read nothing sealed from then on. The same holds
+// for a device removed from a member's list (NeedsNewEpoch(before, after)).
+//
+// # Rollback and forks
+//
+// A chain verifies on its own; that it is the same chain the client saw
+// before is the client's to check: it keeps a Checkpoint (length and head
+// hash) after each verification and calls Extends on the next one, which
+// refuses a shorter chain (ErrRollback) or a different history (ErrFork).
+//
+// # Pinning
+//
+// Pins remembers, per account, the fingerprint of the device set last
+// accepted (trust on first use). When the set changes, Check returns a
+// *KeyChangedError and Blocked keeps returning it until the person accepts
+// the new devices (Accept, ideally after comparing safety numbers): the
+// caller must not seal anything for that account's devices meanwhile.
+package roster
