@@ -3,6 +3,7 @@ package keys_test
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"mnote/collab/keys"
@@ -181,12 +182,46 @@ func TestWrapEpochKey(t *testing.T) {
 		{"re-signed by someone else", bob, carol.Public(), "s1", 4, resign(t, env, carol), keys.ErrDecrypt},
 		{"ciphertext changed", bob, owner.Public(), "s1", 4, flip, keys.ErrBadSignature},
 		{"truncated", bob, owner.Public(), "s1", 4, env[:20], keys.ErrEncoding},
+		{"empty", bob, owner.Public(), "s1", 4, nil, keys.ErrEncoding},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := keys.UnwrapEpochKey(tc.self, tc.sender, tc.session, tc.epoch, tc.env); !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// Session ids up to wire's limit wrap and seal; longer ones are refused.
+func TestLongSessionID(t *testing.T) {
+	a, b := newDevice(t, "ada", "a"), newDevice(t, "ada", "b")
+	key := keys.NewEpochKey()
+	long := strings.Repeat("会", 4096/3)
+	env, err := keys.WrapEpochKey(a, key, b.Public(), long, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := keys.UnwrapEpochKey(b, a.Public(), long, 1, env); err != nil || got != key {
+		t.Fatalf("unwrap: %v", err)
+	}
+	h := keys.Header{SessionID: long, Epoch: 1, Seq: 1, AuthorDevice: a.ID(), Kind: "prompt"}
+	blob, err := keys.Seal(key, h, []byte("x"), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keys.Open(key, h, blob, a.Public()); err != nil {
+		t.Fatal(err)
+	}
+	tooLong := strings.Repeat("s", 4097)
+	if _, err := keys.WrapEpochKey(a, key, b.Public(), tooLong, 1); !errors.Is(err, keys.ErrEncoding) {
+		t.Fatalf("wrap: %v", err)
+	}
+	h.SessionID = tooLong
+	if _, err := keys.Seal(key, h, []byte("x"), a); !errors.Is(err, keys.ErrEncoding) {
+		t.Fatalf("seal: %v", err)
+	}
+	if _, err := keys.Seal(key, keys.Header{AuthorDevice: a.ID()}, make([]byte, keys.MaxEntry+1), a); !errors.Is(err, keys.ErrEncoding) {
+		t.Fatalf("seal of more than MaxEntry: %v", err)
 	}
 }
 

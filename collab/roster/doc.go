@@ -19,14 +19,21 @@
 //     paired machine signs after the 12 digits matched (keys.PairInitiator),
 //     removing one is a statement of any remaining device. A removed device
 //     never signs again; every shared session of the account then needs a
-//     new epoch (NeedsNewEpoch).
+//     new epoch (NeedsNewEpoch). The joining machine, which learnt the
+//     initiator's DevicePublic from the pairing, checks that the verified
+//     list holds both of them before it trusts the rest of the list.
 //   - A session roster (VerifySession → Roster): created by the owner and
 //     then extended only by the owner's devices (per the owner's verified
 //     device list): add a member with a role, change a member's role,
 //     remove a member, start a new epoch. Verification rebuilds the members,
 //     their roles and the current epoch. A statement signed by anyone but
 //     one of the owner's devices is refused (ErrNotOwnerDevice), so a
-//     control plane that adds a member on its own gets nowhere.
+//     control plane that adds a member on its own gets nowhere. Which
+//     account owns a session is not in the chain's power to prove: the
+//     client learns it with the invitation and passes that account's list.
+//     Roster.KeyWrapper says whether an envelope's sender may hand out
+//     epoch keys (an owner device); Roster.Author finds the member, role
+//     and device key of an entry's author device, for keys.Open.
 //
 // # Revocation
 //

@@ -304,7 +304,8 @@ func (r *Roster) Extends(cp Checkpoint) error {
 // listed device of every member, from each member's verified device list
 // (devices, by account; the owner's is the roster's own). A member without
 // a list is an error: the key cannot be handed to devices no one vouched
-// for.
+// for. Check each member's devices against the Pins first (Pins.Check,
+// Pins.Blocked): a changed set must be accepted before a key goes to it.
 func (r *Roster) Recipients(devices map[string]*DeviceList) ([]keys.DevicePublic, error) {
 	var out []keys.DevicePublic
 	for _, m := range r.Members() {
@@ -318,4 +319,50 @@ func (r *Roster) Recipients(devices map[string]*DeviceList) ([]keys.DevicePublic
 		out = append(out, l.Devices()...)
 	}
 	return out, nil
+}
+
+// KeyWrapper is the owner device id, if it may hand out the session's
+// epoch keys: the sender to pass to keys.UnwrapEpochKey. Any other
+// sender is ErrNotOwnerDevice — a key the server or a member wrapped must
+// not be used.
+func (r *Roster) KeyWrapper(id string) (keys.DevicePublic, error) {
+	p, ok := r.owner.Device(id)
+	if !ok {
+		return keys.DevicePublic{}, fmt.Errorf("key of %q wrapped by %s: %w", r.SessionID, id, ErrNotOwnerDevice)
+	}
+	return p, nil
+}
+
+// Author is who wrote an entry: the member whose device it is.
+type Author struct {
+	Member
+	Device keys.DevicePublic
+	// Removed: the device is no longer in the member's list. Its entries
+	// of epochs before the removal stay readable; a newer one is the
+	// caller's to refuse (the removal made a new epoch).
+	Removed bool
+}
+
+// Author finds the member whose device wrote an entry (the AuthorDevice of
+// keys.EntryHeader), in the members' verified device lists (devices, by
+// account; the owner's is the roster's own): the author to pass to
+// keys.Open, and the role to check the entry's kind against. A device of
+// no current member is ErrUnknownSigner.
+func (r *Roster) Author(devices map[string]*DeviceList, deviceID string) (Author, error) {
+	for _, m := range r.Members() {
+		l := devices[m.Account]
+		if m.Account == r.Owner {
+			l = r.owner
+		}
+		if l == nil || l.Account != m.Account {
+			continue
+		}
+		if p, ok := l.active[deviceID]; ok {
+			return Author{Member: m, Device: p}, nil
+		}
+		if rd, ok := l.removed[deviceID]; ok {
+			return Author{Member: m, Device: rd.pub, Removed: true}, nil
+		}
+	}
+	return Author{}, fmt.Errorf("author of an entry of %q: %w: %s", r.SessionID, ErrUnknownSigner, deviceID)
 }

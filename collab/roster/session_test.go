@@ -193,3 +193,35 @@ func TestRevocation(t *testing.T) {
 		t.Fatalf("another account's list: %v", err)
 	}
 }
+
+// Only an owner device may hand out keys; an entry's author is found in
+// the members' device lists, with its role.
+func TestKeyWrapperAndAuthor(t *testing.T) {
+	ada := newAccount(t, "ada", 2)
+	bob := newAccount(t, "bob", 2)
+	mallory := newAccount(t, "mallory", 1)
+	lists := map[string]*roster.DeviceList{"bob": bob.list, "mallory": mallory.list}
+	s := newSession(t, ada, "s1")
+	s.push(t, must(s.r.Add(ada.devices[0], "bob", roster.Commenter, at(1))))
+	if p, err := s.r.KeyWrapper(ada.devices[1].ID()); err != nil || p.DeviceID != ada.devices[1].ID() {
+		t.Fatalf("owner device: %v", err)
+	}
+	if _, err := s.r.KeyWrapper(bob.devices[0].ID()); !errors.Is(err, roster.ErrNotOwnerDevice) {
+		t.Fatalf("a member's device hands out keys: %v", err)
+	}
+	a, err := s.r.Author(lists, bob.devices[1].ID())
+	if err != nil || a.Account != "bob" || a.Role != roster.Commenter || a.Device.DeviceID != bob.devices[1].ID() || a.Removed {
+		t.Fatalf("author %+v %v", a, err)
+	}
+	if a, err := s.r.Author(lists, ada.devices[0].ID()); err != nil || a.Role != roster.Owner {
+		t.Fatalf("owner as author %+v %v", a, err)
+	}
+	if _, err := s.r.Author(lists, mallory.devices[0].ID()); !errors.Is(err, roster.ErrUnknownSigner) {
+		t.Fatalf("a non-member's device: %v", err)
+	}
+	bob.push(t, must(bob.list.RemoveDevice(bob.devices[0], bob.devices[1].ID(), at(2))))
+	lists["bob"] = bob.list
+	if a, err := s.r.Author(lists, bob.devices[1].ID()); err != nil || !a.Removed {
+		t.Fatalf("removed device %+v %v", a, err)
+	}
+}
