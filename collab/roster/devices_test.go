@@ -59,7 +59,7 @@ func TestRemovedOwnerDevice(t *testing.T) {
 	s := newSession(t, ada, "s1") // signed by devices[0] at t0
 	s.push(t, must(s.r.Add(ada.devices[0], "bob", roster.Editor, at(1))))
 	ada.push(t, must(ada.list.RemoveDevice(ada.devices[1], ada.devices[0].ID(), at(5))))
-	r := must(roster.VerifySession(s.chain, ada.list))
+	r := must(roster.Verify(s.chain, ada.list))
 	if _, ok := r.Role("bob"); !ok {
 		t.Fatal("history signed before the removal was refused")
 	}
@@ -68,12 +68,12 @@ func TestRemovedOwnerDevice(t *testing.T) {
 	}
 	// backdating into the window before the removal is refused once the
 	// owner signed after it: statements cannot be dated before their predecessor
-	r2 := must(roster.VerifySession(s.with(must(r.Remove(ada.devices[1], "bob", at(6)))), ada.list))
+	r2 := must(roster.Verify(s.with(must(r.Remove(ada.devices[1], "bob", at(6)))), ada.list))
 	cp := r2.Checkpoint()
 	late := roster.Statement{SessionID: "s1", N: cp.Len, Prev: cp.Head, Op: roster.AddMember, Subject: "mallory",
 		Role: roster.Editor, Epoch: 1, Time: at(4), Signer: ada.devices[0].ID()}
 	chain := s.with(must(r.Remove(ada.devices[1], "bob", at(6))), must(roster.SignStatementForTest(ada.devices[0], late)))
-	if _, err := roster.VerifySession(chain, ada.list); !errors.Is(err, roster.ErrBrokenChain) {
+	if _, err := roster.Verify(chain, ada.list); !errors.Is(err, roster.ErrBrokenChain) {
 		t.Fatalf("backdated statement: %v", err)
 	}
 }
@@ -130,7 +130,7 @@ func TestDeviceListRefuses(t *testing.T) {
 	}
 }
 
-// VerifySession and VerifyDevices never panic on random input, and accept
+// Verify and VerifyDevices never panic on random input, and accept
 // no statement that was not signed. (The fuzzing workers make keys of their
 // own, so the seeds' signatures are foreign to them: only the prefix made
 // in the same process may verify.)
@@ -148,7 +148,7 @@ func FuzzVerify(f *testing.F) {
 			tail = tail[:1]
 		}
 		if mode%2 == 0 {
-			r, err := roster.VerifySession(append([][]byte{s.chain[0]}, tail...), ada.list)
+			r, err := roster.Verify(append([][]byte{s.chain[0]}, tail...), ada.list)
 			if err == nil && !(len(tail) == 1 && slices.Equal(a, s.chain[1])) {
 				t.Fatalf("verified a roster no owner signed: %+v", r.Members())
 			}
@@ -158,7 +158,7 @@ func FuzzVerify(f *testing.F) {
 				t.Fatal("verified a device list no device signed")
 			}
 		}
-		_, _ = roster.VerifySession(tail, ada.list)
+		_, _ = roster.Verify(tail, ada.list)
 		_, _ = roster.VerifyDevices("ada", tail)
 		_, _ = roster.ParseStatement(a)
 		_, _ = roster.ParseDeviceStatement(a)

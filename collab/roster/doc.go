@@ -22,7 +22,7 @@
 //     new epoch (NeedsNewEpoch). The joining machine, which learnt the
 //     initiator's DevicePublic from the pairing, checks that the verified
 //     list holds both of them before it trusts the rest of the list.
-//   - A session roster (VerifySession → Roster): created by the owner and
+//   - A session roster (Verify → Roster): created by the owner and
 //     then extended only by the owner's devices (per the owner's verified
 //     device list): add a member with a role, change a member's role,
 //     remove a member, start a new epoch. Verification rebuilds the members,

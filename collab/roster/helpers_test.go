@@ -68,7 +68,7 @@ func newSession(t testing.TB, owner *account, id string) *session {
 func (s *session) push(t testing.TB, b []byte) {
 	t.Helper()
 	s.chain = append(s.chain, b)
-	s.r = must(roster.VerifySession(s.chain, s.owner.list))
+	s.r = must(roster.Verify(s.chain, s.owner.list))
 }
 
 func (s *session) with(extra ...[]byte) [][]byte {

@@ -115,10 +115,10 @@ type Roster struct {
 	chain      chain
 }
 
-// VerifySession verifies a session roster (the blobs as the server stores
+// Verify verifies a session roster (the blobs as the server stores
 // them, in order) against the owner's verified device list, and rebuilds
 // the members, their roles and the current epoch.
-func VerifySession(blobs [][]byte, owner *DeviceList) (*Roster, error) {
+func Verify(blobs [][]byte, owner *DeviceList) (*Roster, error) {
 	if err := checkLen(len(blobs)); err != nil {
 		return nil, fmt.Errorf("roster: %w", err)
 	}
@@ -231,7 +231,7 @@ func NewSession(by *keys.Device, owner *DeviceList, sessionID string, now time.T
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	if _, err := VerifySession([][]byte{b}, owner); err != nil {
+	if _, err := Verify([][]byte{b}, owner); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	return b, nil
@@ -265,7 +265,7 @@ func (r *Roster) append(by *keys.Device, s Statement, now time.Time) ([]byte, er
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Op, err)
 	}
-	if _, err := VerifySession(append(slices.Clone(r.raw), b), r.owner); err != nil {
+	if _, err := Verify(append(slices.Clone(r.raw), b), r.owner); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Op, err)
 	}
 	return b, nil

@@ -104,18 +104,18 @@ func TestSessionRefuses(t *testing.T) {
 		{"a device statement in a roster", [][]byte{ada.chain[0]}, roster.ErrMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := roster.VerifySession(tc.chain, ada.list); !errors.Is(err, tc.want) {
+			if _, err := roster.Verify(tc.chain, ada.list); !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
 		})
 	}
 	// a session created by bob's account is not ada's, even signed by bob
 	bobs := stmt(t, bob.devices[0], roster.Statement{SessionID: "s3", Op: roster.Create, Subject: "bob", Role: roster.Owner, Epoch: 1, Time: t0, Signer: bob.devices[0].ID()})
-	if _, err := roster.VerifySession([][]byte{bobs}, ada.list); !errors.Is(err, roster.ErrNotOwnerDevice) {
+	if _, err := roster.Verify([][]byte{bobs}, ada.list); !errors.Is(err, roster.ErrNotOwnerDevice) {
 		t.Fatalf("bob's session under ada: %v", err)
 	}
 	adaForBob := stmt(t, ada.devices[0], roster.Statement{SessionID: "s3", Op: roster.Create, Subject: "bob", Role: roster.Owner, Epoch: 1, Time: t0, Signer: ada.devices[0].ID()})
-	if _, err := roster.VerifySession([][]byte{adaForBob}, ada.list); !errors.Is(err, roster.ErrNotOwner) {
+	if _, err := roster.Verify([][]byte{adaForBob}, ada.list); !errors.Is(err, roster.ErrNotOwner) {
 		t.Fatalf("created for another account: %v", err)
 	}
 }
@@ -126,11 +126,11 @@ func TestSessionRollbackAndFork(t *testing.T) {
 	s := newSession(t, ada, "s1")
 	s.push(t, must(s.r.Add(ada.devices[0], "bob", roster.Editor, at(1))))
 	cp := s.r.Checkpoint()
-	old := must(roster.VerifySession(s.chain[:1], ada.list))
+	old := must(roster.Verify(s.chain[:1], ada.list))
 	if err := old.Extends(cp); !errors.Is(err, roster.ErrRollback) {
 		t.Fatalf("rollback: %v", err)
 	}
-	fork := must(roster.VerifySession([][]byte{s.chain[0], must(old.Add(ada.devices[0], "carol", roster.Viewer, at(1)))}, ada.list))
+	fork := must(roster.Verify([][]byte{s.chain[0], must(old.Add(ada.devices[0], "carol", roster.Viewer, at(1)))}, ada.list))
 	if err := fork.Extends(cp); !errors.Is(err, roster.ErrFork) {
 		t.Fatalf("fork: %v", err)
 	}
