@@ -90,6 +90,9 @@ func WrapEpochKey(from *Device, key EpochKey, recipient DevicePublic, sessionID 
 // that sender may hand out keys for the session (an owner device).
 func UnwrapEpochKey(self *Device, sender DevicePublic, sessionID string, epoch uint64, blob []byte) (EpochKey, error) {
 	var key EpochKey
+	if err := sender.Check(); err != nil {
+		return key, fmt.Errorf("unwrap epoch key: sender: %w", err)
+	}
 	r := wire.Reader{B: blob}
 	if v := r.U8("version"); r.Err == nil && v != envelopeVersion {
 		return key, fmt.Errorf("unwrap epoch key: %w: envelope %d", ErrVersion, v)
@@ -215,6 +218,9 @@ func SealBundle(from *Device, to DevicePublic, records []EpochKeyRecord) ([]byte
 // OpenBundle opens a bundle sealed by SealBundle for self by sender, a
 // device of the same account.
 func OpenBundle(self *Device, sender DevicePublic, blob []byte) ([]EpochKeyRecord, error) {
+	if err := sender.Check(); err != nil {
+		return nil, fmt.Errorf("open key bundle: sender: %w", err)
+	}
 	r := wire.Reader{B: blob}
 	if v := r.U8("version"); r.Err == nil && v != bundleVersion {
 		return nil, fmt.Errorf("open key bundle: %w: bundle %d", ErrVersion, v)

@@ -144,6 +144,9 @@ func parseEntry(blob []byte) (sealedEntry, error) {
 // header or ciphertext was changed (ErrBadSignature), or when it does not
 // decrypt under key (ErrDecrypt: another epoch's key).
 func Open(key EpochKey, want Header, blob []byte, author DevicePublic) ([]byte, error) {
+	if err := author.Check(); err != nil {
+		return nil, fmt.Errorf("open entry: author: %w", err)
+	}
 	e, err := parseEntry(blob)
 	if err != nil {
 		return nil, fmt.Errorf("open entry: %w", err)

@@ -335,3 +335,24 @@ func BenchmarkOpen4K(b *testing.B) {
 		}
 	}
 }
+
+// A DevicePublic whose id does not match its keys is refused as an author
+// or a sender, before anything is checked against it.
+func TestForgedDevicePublic(t *testing.T) {
+	ada, bob := newDevice(t, "ada", "a"), newDevice(t, "bob", "b")
+	key := keys.NewEpochKey()
+	h := keys.Header{SessionID: "s", Epoch: 1, Seq: 1, AuthorDevice: ada.ID(), Kind: "prompt"}
+	blob, _ := keys.Seal(key, h, []byte("x"), ada)
+	forged := bob.Public()
+	forged.DeviceID = ada.ID() // bob's keys under ada's id
+	if _, err := keys.Open(key, h, blob, forged); !errors.Is(err, keys.ErrDeviceID) {
+		t.Fatalf("open: %v", err)
+	}
+	env, _ := keys.WrapEpochKey(ada, key, bob.Public(), "s", 1)
+	if _, err := keys.UnwrapEpochKey(bob, forged, "s", 1, env); !errors.Is(err, keys.ErrDeviceID) {
+		t.Fatalf("unwrap: %v", err)
+	}
+	if _, err := keys.OpenBundle(bob, forged, nil); !errors.Is(err, keys.ErrDeviceID) {
+		t.Fatalf("bundle: %v", err)
+	}
+}

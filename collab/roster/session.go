@@ -161,6 +161,11 @@ func (r *Roster) do(s Statement) error {
 	if s.Role != "" && !s.Role.Valid() {
 		return fmt.Errorf("%w: %q", ErrBadRole, s.Role)
 	}
+	switch s.Op {
+	case Create, AddMember, SetRole, RemoveMember, NewEpoch:
+	default:
+		return fmt.Errorf("%w: %q", ErrUnknownOp, s.Op)
+	}
 	first := len(r.statements) == 0
 	if first != (s.Op == Create) {
 		return fmt.Errorf("%w: %s as statement %d", ErrInvalidOp, s.Op, s.N)
@@ -216,8 +221,6 @@ func (r *Roster) do(s Statement) error {
 		}
 		r.Epoch = s.Epoch
 		r.NeedsNewEpoch = false
-	default:
-		return fmt.Errorf("%w: %q", ErrUnknownOp, s.Op)
 	}
 	return nil
 }

@@ -99,6 +99,8 @@ func TestSessionRefuses(t *testing.T) {
 		{"skipped epoch", s.with(next(ada.devices[0], roster.NewEpoch, "", "", 3)), roster.ErrInvalidOp},
 		{"remove the owner", s.with(next(ada.devices[0], roster.RemoveMember, "ada", "", 1)), roster.ErrInvalidOp},
 		{"add in a past epoch", s.with(next(ada.devices[0], roster.AddMember, "dan", roster.Viewer, 0)), roster.ErrInvalidOp},
+		{"unknown op at the start", [][]byte{stmt(t, ada.devices[0], roster.Statement{SessionID: "s9", Op: "import", Subject: "ada", Role: roster.Owner, Epoch: 1, Time: t0, Signer: ada.devices[0].ID()})}, roster.ErrUnknownOp},
+		{"starts without create", [][]byte{stmt(t, ada.devices[0], roster.Statement{SessionID: "s9", Op: roster.AddMember, Subject: "bob", Role: roster.Editor, Epoch: 1, Time: t0, Signer: ada.devices[0].ID()})}, roster.ErrInvalidOp},
 		{"empty", nil, roster.ErrEmptyChain},
 		{"garbage", [][]byte{[]byte("garbage")}, roster.ErrMalformed},
 		{"a device statement in a roster", [][]byte{ada.chain[0]}, roster.ErrMalformed},
