@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mnote/collab/internal/wire"
 	"os"
 	"strings"
@@ -232,8 +233,15 @@ type keyFile struct {
 // maxKeyFile bounds what LoadDevice reads.
 const maxKeyFile = 64 << 10
 
-// SaveDevice writes d to path, mode 0600, atomically.
+// SaveDevice writes d to path, mode 0600, atomically. It never replaces
+// an existing file (fs.ErrExist): a device key that is overwritten takes
+// with it every epoch key wrapped for the device.
 func SaveDevice(path string, d *Device) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("save device key %s: %w", path, fs.ErrExist)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("save device key: %w", err)
+	}
 	b, err := json.MarshalIndent(keyFile{
 		Version: 1, Account: d.pub.Account, Name: d.pub.Name, Created: d.pub.Created,
 		KEMPrivate: d.ecdh.Bytes(), SignSeed: d.sign.Seed(), DeviceID: d.pub.DeviceID,

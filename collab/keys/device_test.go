@@ -3,6 +3,7 @@ package keys_test
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,9 @@ func TestDeviceSaveLoad(t *testing.T) {
 	}
 	if st.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v", st.Mode())
+	}
+	if err := keys.SaveDevice(p, newDevice(t, "ada@example.com", "another")); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("a second device saved over the first: %v", err)
 	}
 	got, err := keys.LoadDevice(p)
 	if err != nil {
