@@ -45,6 +45,7 @@ require (
 	github.com/samber/lo v1.38.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/tkrajina/go-reflector v0.5.6 // indirect
+	github.com/ulikunitz/xz v0.5.17 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	github.com/wailsapp/go-webview2 v1.0.16 // indirect
