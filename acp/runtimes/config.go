@@ -48,8 +48,22 @@ type AgentServer struct {
 	// besides the session's (ACP additionalDirectories, sent only to an
 	// agent that offers them); nil = not set.
 	AdditionalDirectories []string
+	// Title is an mnote extension ("title"): the name the agent is shown
+	// by; "" = the entry's key.
+	Title string
+	// Registry is an mnote extension ("registry"): the ACP Registry
+	// agent this entry was installed from (acp/registry); nil for the
+	// user's own entries.
+	Registry *RegistrySource
 
 	extra map[string]json.RawMessage
+}
+
+// RegistrySource names the ACP Registry agent and version a runtime was
+// installed from.
+type RegistrySource struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
 }
 
 // Config is the part of config.json this package owns. Other top-level keys
@@ -74,9 +88,11 @@ type entryFields struct {
 	InheritEnv      bool              `json:"inherit_env"`
 	NotesTools      *bool             `json:"notes_tools"`
 	AdditionalDirs  []string          `json:"additional_directories"`
+	Title           string            `json:"title"`
+	Registry        *RegistrySource   `json:"registry"`
 }
 
-var entryKeys = []string{"command", "args", "env", "cwd", "init_timeout_secs", "inherit_env", "notes_tools", "additional_directories"}
+var entryKeys = []string{"command", "args", "env", "cwd", "init_timeout_secs", "inherit_env", "notes_tools", "additional_directories", "title", "registry"}
 
 // LoadConfig reads config.json at path, and the agents' secrets kept
 // beside it (SecretsPath), which Runtimes hands to each runtime. A missing
@@ -155,7 +171,7 @@ func (c *Config) decode(data []byte) error {
 			return fmt.Errorf("%s[%q]: init_timeout_secs is %d; give a number of seconds above 0, or leave it out", configKey, name, f.InitTimeoutSecs)
 		}
 		as := AgentServer{Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InitTimeoutSecs: f.InitTimeoutSecs, InheritEnv: f.InheritEnv,
-			NotesTools: f.NotesTools, AdditionalDirectories: f.AdditionalDirs}
+			NotesTools: f.NotesTools, AdditionalDirectories: f.AdditionalDirs, Title: f.Title, Registry: f.Registry}
 		for k, v := range rawEntries.AgentServers[name] {
 			// encoding/json matched the known keys ignoring case; keep
 			// only the others.
@@ -189,7 +205,8 @@ func (c Config) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the set fields in a stable, readable order (command,
-// args, env, cwd, init_timeout_secs, inherit_env, notes_tools), then the other keys in sorted order.
+// args, env, cwd, init_timeout_secs, inherit_env, notes_tools,
+// additional_directories, title, registry), then the other keys in sorted order.
 func (a AgentServer) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
@@ -233,6 +250,12 @@ func (a AgentServer) MarshalJSON() ([]byte, error) {
 	}
 	if a.AdditionalDirectories != nil {
 		err = errors.Join(err, add("additional_directories", a.AdditionalDirectories))
+	}
+	if a.Title != "" {
+		err = errors.Join(err, add("title", a.Title))
+	}
+	if a.Registry != nil {
+		err = errors.Join(err, add("registry", a.Registry))
 	}
 	for _, k := range slices.Sorted(maps.Keys(a.extra)) {
 		if slices.Contains(entryKeys, k) {
@@ -379,6 +402,13 @@ func (a AgentServer) overlay(base Runtime) Runtime {
 	}
 	if a.AdditionalDirectories != nil {
 		rt.AdditionalDirectories = slices.Clone(a.AdditionalDirectories)
+	}
+	if a.Title != "" {
+		rt.Title = a.Title
+	}
+	if a.Registry != nil {
+		src := *a.Registry
+		rt.Registry = &src
 	}
 	return rt
 }

@@ -336,3 +336,33 @@ func TestValidate(t *testing.T) {
 		t.Errorf("empty config: %v", err)
 	}
 }
+
+func TestConfigRegistryEntry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	doc := `{"agent_servers":{"opencode-registry":{"command":"/d/agents/registry/opencode/1.1.53/opencode","args":["acp"],
+		"title":"OpenCode","registry":{"id":"opencode","version":"1.1.53"},"zed_key":1}}}`
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, ok := Lookup(cfg.Runtimes(), "opencode-registry")
+	if !ok || rt.Title != "OpenCode" || rt.Registry == nil || *rt.Registry != (RegistrySource{ID: "opencode", Version: "1.1.53"}) || rt.Builtin {
+		t.Fatalf("runtime %+v", rt)
+	}
+	if err := SaveConfig(path, cfg); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	for _, want := range []string{`"title": "OpenCode"`, `"id": "opencode"`, `"version": "1.1.53"`, `"zed_key": 1`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("saved config lacks %s:\n%s", want, b)
+		}
+	}
+	j, _ := json.Marshal(rt)
+	if !strings.Contains(string(j), `"registry":{"id":"opencode","version":"1.1.53"}`) {
+		t.Errorf("runtime JSON %s", j)
+	}
+}

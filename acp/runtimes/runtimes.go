@@ -8,7 +8,9 @@
 //     Kimi, Hermes, Reasonix, goose, GitHub Copilot, Cline) with install and
 //     login hints and the variables that can carry their API keys;
 //   - custom entries from config.json, in the shape of Zed's "agent_servers"
-//     setting, merged over the presets (LoadConfig, SaveConfig, Config.Runtimes);
+//     setting, merged over the presets (LoadConfig, SaveConfig, Config.Runtimes),
+//     among them the agents installed from the ACP Registry (acp/registry),
+//     whose entries say so ("registry": {"id", "version"});
 //   - a runtime from a single command line (FromCommandLine, for --agent-cmd);
 //   - agents' API keys (SetSecret, SecretsFor) in secrets.json beside
 //     config.json (mode 0600, folder 0700), loaded with the config and given
@@ -92,6 +94,9 @@ type Runtime struct {
 	// fails (an older agent version).
 	Alternates [][]string `json:"alternates,omitempty"`
 	Builtin    bool       `json:"builtin"`
+	// Registry names the ACP Registry agent and version this runtime was
+	// installed from (config.json "registry"); nil for the others.
+	Registry *RegistrySource `json:"registry,omitempty"`
 
 	// secretEnv holds the values stored with SetSecret for this runtime.
 	// Unexported so that no JSON view of a Runtime (mnote agents --json,
@@ -326,6 +331,10 @@ func (rt Runtime) clone() Runtime {
 	rt.AdditionalDirectories = slices.Clone(rt.AdditionalDirectories)
 	rt.Alternates = cloneArgv(rt.Alternates)
 	rt.secretEnv = maps.Clone(rt.secretEnv)
+	if rt.Registry != nil {
+		src := *rt.Registry
+		rt.Registry = &src
+	}
 	return rt
 }
 
