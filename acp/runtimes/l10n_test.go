@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +66,29 @@ func TestPresetTextsInBothCatalogues(t *testing.T) {
 	}
 	if n < 12 {
 		t.Fatalf("only %d preset texts checked", n)
+	}
+}
+
+// The command line's Chinese of the presets' texts is the window's.
+func TestPresetTextMatchesCatalogue(t *testing.T) {
+	zh := frontendCatalogue(t, "agents", "zh-CN")
+	n := 0
+	for k, v := range zh {
+		if strings.HasPrefix(k, "agents_preset_") {
+			n++
+			if presetZH[k] != v {
+				t.Errorf("presetZH[%s] = %q, the catalogue says %q", k, presetZH[k], v)
+			}
+		}
+	}
+	if n != len(presetZH) || n < 12 {
+		t.Errorf("%d catalogue keys, %d in presetZH", n, len(presetZH))
+	}
+	claude, _ := Lookup(Presets(), "claude-code")
+	if got := PresetText(claude.LoginHintKey, claude.LoginHint, "zh-CN"); got != zh[claude.LoginHintKey] {
+		t.Errorf("zh-CN login hint %q", got)
+	}
+	if got := PresetText(claude.LoginHintKey, claude.LoginHint, "en"); got != claude.LoginHint {
+		t.Errorf("en login hint %q", got)
 	}
 }

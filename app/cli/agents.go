@@ -16,7 +16,17 @@ import (
 
 	"mnote/acp"
 	"mnote/acp/runtimes"
+	"mnote/internal/l10n"
 )
+
+// loginHint is "to log in: …" for rt in loc: a preset's hint in the
+// language of loc, another runtime's as configured; "" when it has none.
+func loginHint(loc l10n.Locale, rt runtimes.Runtime) string {
+	if rt.LoginHint == "" {
+		return ""
+	}
+	return loc.T("cli.agents_to_log_in", runtimes.PresetText(rt.LoginHintKey, rt.LoginHint, string(loc)))
+}
 
 func (e *env) runAgents(args []string) int {
 	fs := flag.NewFlagSet("agents", flag.ContinueOnError)
@@ -24,6 +34,9 @@ func (e *env) runAgents(args []string) int {
 	check := fs.String("check", "", "start agent `NAME`, run initialize, print what it says (auth methods included), and stop it")
 	setKey := fs.String("set-key", "", "keep a key for agent `NAME`: --set-key NAME VAR reads the value of environment variable VAR from stdin (empty removes it)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	fromRegistry := fs.Bool("registry", false, "list the agents of the ACP Registry (fetched now; the copy kept from the last fetch when offline), with what is installed and what has an update")
+	install := fs.String("install", "", "install (or update) agent `ID` from the ACP Registry into mnote's agents folder and make it an agent mnote can start")
+	offline := fs.Bool("offline", false, "with --registry or --install: use the copy of the ACP Registry kept from the last fetch, without the network")
 	timeout := fs.Duration("timeout", 90*time.Second, "how long --check waits for initialize (default: the agent's init_timeout_secs, else 90s)")
 	words, err := parseArgs(fs, args)
 	if err != nil {
@@ -39,6 +52,10 @@ func (e *env) runAgents(args []string) int {
 		return e.setAgentKey(*setKey, words[0])
 	case len(words) > 0:
 		return e.usageErr("unexpected arguments %q (see mnote agents -h)", words)
+	case *install != "":
+		return e.installFromRegistry(*install, *offline, *asJSON)
+	case *fromRegistry:
+		return e.listRegistry(*offline, *asJSON)
 	case *check != "":
 		if !timeoutSet {
 			*timeout = 0
@@ -76,20 +93,24 @@ func (e *env) runAgents(args []string) int {
 		}
 		return e.printJSON(rows)
 	}
+	loc := l10n.FromEnv()
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tAGENT\tSTATUS\tCOMMAND / HOW TO INSTALL")
+	fmt.Fprintln(tw, loc.T("cli.agents_heading"))
 	for _, s := range statuses {
-		status, detail := "missing", s.Hint
+		status, detail := loc.T("cli.agents_missing"), s.Hint
 		if s.Installed {
-			status, detail = "detected", runtimes.CommandLine(s.Path, s.Runtime.Args)
+			status, detail = loc.T("cli.agents_detected"), runtimes.CommandLine(s.Path, s.Runtime.Args)
 		} else if s.Error != "" {
-			status, detail = "error", s.Error
+			status, detail = loc.T("cli.agents_error"), s.Error
 		}
-		if !s.Runtime.Builtin {
-			status += " (custom)"
+		switch {
+		case s.Runtime.Registry != nil:
+			status += loc.T("cli.agents_from_registry", s.Runtime.Registry.Version)
+		case !s.Runtime.Builtin:
+			status += loc.T("cli.agents_custom")
 		}
 		if keys := s.Runtime.SecretNames(); len(keys) > 0 {
-			detail += " [key: " + strings.Join(keys, ", ") + "]"
+			detail += loc.T("cli.agents_keys", strings.Join(keys, ", "))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Runtime.Name, s.Runtime.Title, status, detail)
 	}
@@ -126,8 +147,8 @@ func (e *env) checkAgent(name string, asJSON bool, timeout time.Duration) int {
 	if err != nil {
 		err = fmt.Errorf("%s (%s): %w", rt.Title, runtimes.CommandLine(res.Path, res.Args), err)
 		code := e.fail(agentExit(err), err)
-		if rt.LoginHint != "" {
-			fmt.Fprintf(e.stderr, "to log in: %s\n", rt.LoginHint)
+		if hint := loginHint(l10n.FromEnv(), rt); hint != "" {
+			fmt.Fprintln(e.stderr, hint)
 		}
 		return code
 	}
@@ -196,8 +217,9 @@ func (e *env) setAgentKey(agent, name string) int {
 		}
 		title, key = rt.Title, rt.Name
 	}
+	loc := l10n.FromEnv()
 	if isTerminal(e.stdin) {
-		fmt.Fprintf(e.stderr, "Value of %s for %s (one line, then Enter; an empty line removes it): ", name, title)
+		fmt.Fprint(e.stderr, loc.T("cli.agents_value_prompt", name, title))
 	}
 	line, err := bufio.NewReader(e.stdin).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -212,15 +234,16 @@ func (e *env) setAgentKey(agent, name string) int {
 	}
 	where := runtimes.SecretsPath(e.paths.ConfigFile)
 	if value == "" {
-		fmt.Fprintf(e.stdout, "%s: %s removed (%s)\n", title, name, where)
+		fmt.Fprintln(e.stdout, loc.T("cli.agents_key_removed", title, name, where))
 	} else {
-		fmt.Fprintf(e.stdout, "%s: %s kept in %s (mode 0600); %s gets it in its environment from its next start\n", title, name, where, title)
+		fmt.Fprintln(e.stdout, loc.T("cli.agents_key_kept", title, name, where))
 	}
 	return exitOK
 }
 
 func printInit(e *env, rt runtimes.Runtime, res runtimes.Resolved, in acp.InitializeResult, elapsed time.Duration) {
 	w := e.stdout
+	loc := l10n.FromEnv()
 	fmt.Fprintf(w, "%s: ready (%s, initialize took %d ms)\n", rt.Title, runtimes.CommandLine(res.Path, res.Args), elapsed.Milliseconds())
 	if in.AgentInfo != nil {
 		fmt.Fprintf(w, "  agent:        %s %s\n", termLine(in.AgentInfo.Name), termLine(in.AgentInfo.Version))
@@ -242,19 +265,19 @@ func printInit(e *env, rt runtimes.Runtime, res runtimes.Resolved, in acp.Initia
 		}
 		fmt.Fprintln(w)
 		if cmd, ok := authCommand(m, res); ok {
-			fmt.Fprintf(w, "                in a terminal, run: %s\n", termLine(cmd))
+			fmt.Fprintf(w, "                %s\n", loc.T("cli.agents_run_terminal", termLine(cmd)))
 		}
 		for _, v := range m.EnvVars() {
-			fmt.Fprintf(w, "                give %s: mnote agents --set-key %s %s  (reads it from stdin)\n", termLine(v), rt.Name, termLine(v))
+			fmt.Fprintf(w, "                %s\n", loc.T("cli.agents_give_var", termLine(v), rt.Name, termLine(v)))
 		}
 	}
-	if rt.LoginHint != "" {
-		fmt.Fprintf(w, "  to log in:    %s\n", rt.LoginHint)
+	if hint := loginHint(loc, rt); hint != "" {
+		fmt.Fprintf(w, "  %s\n", hint)
 	}
 	if len(rt.KeyEnv) > 0 {
-		fmt.Fprintf(w, "  or a key:     mnote agents --set-key %s %s  (reads it from stdin)\n", rt.Name, rt.KeyEnv[0])
+		fmt.Fprintf(w, "  %s\n", loc.T("cli.agents_or_key", rt.Name, rt.KeyEnv[0]))
 	}
 	if keys := rt.SecretNames(); len(keys) > 0 {
-		fmt.Fprintf(w, "  keys set:     %s\n", strings.Join(keys, ", "))
+		fmt.Fprintf(w, "  %s\n", loc.T("cli.agents_keys_set", strings.Join(keys, ", ")))
 	}
 }

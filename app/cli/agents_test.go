@@ -112,11 +112,25 @@ func TestCheckShowsHowToLogIn(t *testing.T) {
 		"in a terminal, run: " + h.agent + " setup",
 		"in a terminal, run: " + h.agent + " --auth-type=openai",
 		"give ACME_API_KEY: mnote agents --set-key qwen ACME_API_KEY",
-		"to log in:    run `qwen` once",
-		"or a key:     mnote agents --set-key qwen OPENAI_API_KEY",
+		"to log in: run `qwen` once",
+		"or a key: mnote agents --set-key qwen OPENAI_API_KEY",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("missing %q in\n%s", want, r.stdout)
+		}
+	}
+	// Under a Chinese locale the hints are in Chinese, the preset's too.
+	h.env = append(os.Environ(), "MNOTE_HOME="+h.home, "LC_ALL=zh_CN.UTF-8")
+	z := h.run("agents", "--check", "qwen")
+	h.env = nil
+	for _, want := range []string{
+		"在终端中运行：" + h.agent + " setup",
+		"提供 ACME_API_KEY：mnote agents --set-key qwen ACME_API_KEY",
+		"登录方法：运行一次 `qwen` 并用 /auth 登录",
+		"或者提供密钥：mnote agents --set-key qwen OPENAI_API_KEY",
+	} {
+		if !strings.Contains(z.stdout, want) {
+			t.Errorf("zh-CN: missing %q in\n%s", want, z.stdout)
 		}
 	}
 	j := h.run("agents", "--check", "qwen", "--json")
