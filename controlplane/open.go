@@ -100,6 +100,7 @@ func openSQLite(ctx context.Context, path string) (_ *sqlStore, err error) {
 	}
 	s.q = queries{}
 	s.batch = &putBatcher{s: s}
+	s.hub = newHub()
 	return s, nil
 }
 
@@ -124,6 +125,8 @@ func openPostgres(ctx context.Context, db string) (_ *sqlStore, err error) {
 		return nil, fmt.Errorf("controlplane: connect to %s: %w (is PostgreSQL running and the URL right?)", where, err)
 	}
 	s.q = queries{pg: true}
+	s.hub = newHub()
+	s.hub.pg = newPGBell(s.hub, db, s.w)
 	return s, nil
 }
 

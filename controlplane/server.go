@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -34,8 +35,16 @@ type Config struct {
 	// with Retry-After instead of 401. A good token is never refused by
 	// it. 0: DefaultFailedAuthPerMinute; < 0: no limit.
 	FailedAuthPerMinute int
-	Logger              *slog.Logger     // nil: slog.Default()
-	Now                 func() time.Time // nil: time.Now (tests move the clock)
+	// LeaseTTL is how long a shared session's lease lasts unless its
+	// holder renews it (0: DefaultLeaseTTL): a member that crashed holds
+	// it no longer than that.
+	LeaseTTL time.Duration
+	// LiveKeepalive is how often a live stream sends a keepalive,
+	// refreshes its presence and reads the session again even without
+	// a ring (0: DefaultLiveKeepalive).
+	LiveKeepalive time.Duration
+	Logger        *slog.Logger     // nil: slog.Default()
+	Now           func() time.Time // nil: time.Now (tests move the clock)
 }
 
 // Server is the control plane's HTTP API and share pages. It keeps no
@@ -48,7 +57,19 @@ type Server struct {
 	limit   *limiter
 	badAuth *limiter // per client address, failed authentications only
 	mux     *http.ServeMux
+
+	hub       *hub // the doorbell of shared sessions' live streams
+	leaseTTL  time.Duration
+	keepalive time.Duration
+	liveDone  chan struct{} // closed by CloseLive
+	closeOnce sync.Once
 }
+
+// Defaults of Config.
+const (
+	DefaultLeaseTTL      = 30 * time.Second
+	DefaultLiveKeepalive = 15 * time.Second
+)
 
 // DefaultFailedAuthPerMinute is Config.FailedAuthPerMinute's default.
 const DefaultFailedAuthPerMinute = 30
@@ -63,6 +84,23 @@ func NewServer(cfg Config) *Server {
 		limit:   newLimiter(cfg.RatePerSecond, cfg.Burst),
 		badAuth: newFailedAuthLimiter(cfg.FailedAuthPerMinute),
 		mux:     http.NewServeMux(),
+
+		leaseTTL:  cfg.LeaseTTL,
+		keepalive: cfg.LiveKeepalive,
+		liveDone:  make(chan struct{}),
+	}
+	if s.leaseTTL <= 0 {
+		s.leaseTTL = DefaultLeaseTTL
+	}
+	if s.keepalive <= 0 {
+		s.keepalive = DefaultLiveKeepalive
+	}
+	// The store's doorbell reaches the other servers on one PostgreSQL;
+	// a store without one (a test's wrapper) gets this server's own.
+	if hs, ok := cfg.Store.(interface{ sharedHub() *hub }); ok && hs.sharedHub() != nil {
+		s.hub = hs.sharedHub()
+	} else {
+		s.hub = newHub()
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -87,6 +125,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /v1/shares", s.api(s.listShares))
 	m.HandleFunc("DELETE /v1/shares/{id}", s.api(s.deleteShare))
 	m.HandleFunc("POST /v1/shares/{token}/copy", s.api(s.copyShare))
+	s.sharedRoutes()
 	// The method-less patterns answer the other methods of the same paths
 	// with a JSON 405 (ServeMux's own is plain text).
 	for path, allow := range map[string]string{
@@ -99,6 +138,9 @@ func (s *Server) routes() {
 		"/v1/shares/{token}/copy": "POST",
 		"/s/{token}":              "GET, HEAD",
 	} {
+		m.HandleFunc(path, methodNotAllowed(allow))
+	}
+	for path, allow := range sharedPaths {
 		m.HandleFunc(path, methodNotAllowed(allow))
 	}
 	m.HandleFunc("GET /s/{token}", s.sharePage)
@@ -258,8 +300,23 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		he    *httpError
 		stale *StaleError
+		head  *HeadConflictError
+		input *inputError
 	)
 	switch {
+	case errors.As(err, &head):
+		writeJSON(w, http.StatusConflict, api.ErrorBody{
+			Error: api.ErrorDetail{Code: api.CodeConflict, Message: head.Error() + " (read the entries after your last one first)"},
+			Head:  &head.Head,
+		})
+	case errors.As(err, &input):
+		writeError(w, &httpError{http.StatusBadRequest, api.CodeBadRequest, input.msg})
+	case errors.Is(err, ErrForbidden):
+		writeError(w, &httpError{http.StatusForbidden, api.CodeForbidden, "your role in this session does not allow this"})
+	case errors.Is(err, ErrLeaseRequired):
+		writeError(w, &httpError{http.StatusConflict, api.CodeLeaseRequired, "this run does not hold the session's lease (POST /v1/sessions/{id}/lease first, and renew it)"})
+	case errors.Is(err, ErrGone):
+		writeError(w, &httpError{http.StatusGone, api.CodeGone, "expired or used up; start again"})
 	case errors.As(err, &he):
 		if he.status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mnote-controlplane"`)

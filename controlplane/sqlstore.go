@@ -24,7 +24,11 @@ type sqlStore struct {
 	r     *sql.DB // SQLite: read-only pool; PostgreSQL: the same pool as w
 	q     queries
 	batch *putBatcher // SQLite: group commit of PutSession; nil on PostgreSQL
+	hub   *hub        // the doorbell of shared sessions (hub.go)
 }
+
+// sharedHub is the doorbell of the store's shared sessions.
+func (s *sqlStore) sharedHub() *hub { return s.hub }
 
 var _ Store = (*sqlStore)(nil)
 
@@ -55,6 +59,9 @@ func (s *sqlStore) err(op string, err error) error {
 }
 
 func (s *sqlStore) Close() error {
+	if s.hub != nil {
+		s.hub.close()
+	}
 	var errs []error
 	if s.r != nil && s.r != s.w {
 		errs = append(errs, s.r.Close())
@@ -328,7 +335,9 @@ func (s *sqlStore) putOn(ctx context.Context, q querier, userID string, rec api.
 }
 
 func (s *sqlStore) GetSession(ctx context.Context, userID, id string) (api.SessionRecord, error) {
-	rec, _, err := scanSession(s.r.QueryRowContext(ctx, s.q.rebind("SELECT "+sessionCols+" FROM sessions WHERE id = ? AND user_id = ?"), id, userID))
+	// The owner's, or a shared session's member's.
+	rec, _, err := scanSession(s.r.QueryRowContext(ctx, s.q.rebind("SELECT "+sessionCols+` FROM sessions WHERE id = ?
+		AND (user_id = ? OR EXISTS (SELECT 1 FROM members m WHERE m.session_id = sessions.id AND m.user_id = ?))`), id, userID, userID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return api.SessionRecord{}, ErrNotFound
 	}

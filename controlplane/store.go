@@ -34,6 +34,8 @@ type Store interface {
 	// *StaleError when the store holds a newer version. It returns the
 	// record now stored.
 	PutSession(ctx context.Context, userID string, rec api.SessionRecord) (api.SessionRecord, error)
+	// GetSession returns one of userID's sessions, or a shared session
+	// userID is a member of.
 	GetSession(ctx context.Context, userID, id string) (api.SessionRecord, error)
 	// ListSessions returns up to limit records, newest updatedAt first,
 	// starting after the cursor (the zero Cursor: from the start).
@@ -58,6 +60,8 @@ type Store interface {
 	CopyShare(ctx context.Context, userID, tokenHash string, now time.Time, build func(StoredShare) (api.SessionRecord, error)) (api.SessionRecord, StoredShare, error)
 	// PurgeExpired deletes the shares expired at now; it returns how many.
 	PurgeExpired(ctx context.Context, now time.Time) (int64, error)
+
+	SharedStore
 
 	// Ping checks that the store answers.
 	Ping(ctx context.Context) error

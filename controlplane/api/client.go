@@ -154,7 +154,7 @@ func readError(resp *http.Response) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	var b ErrorBody
 	if err := json.Unmarshal(raw, &b); err == nil {
-		e.Code, e.Message, e.Session = b.Error.Code, b.Error.Message, b.Session
+		e.Code, e.Message, e.Session, e.Head = b.Error.Code, b.Error.Message, b.Session, b.Head
 	}
 	if e.Code == "" {
 		e.Code = codeForStatus(resp.StatusCode)

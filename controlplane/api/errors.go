@@ -14,6 +14,10 @@ const (
 	CodeNotFound         = "not_found"          // 404: unknown, or not the caller's
 	CodeMethodNotAllowed = "method_not_allowed" // 405
 	CodeStale            = "stale"              // 409: the server holds a newer version
+	CodeForbidden        = "forbidden"          // 403: the caller's role does not allow it
+	CodeConflict         = "conflict"           // 409: another entry has that seq; Head is the log's head
+	CodeLeaseRequired    = "lease_required"     // 409: the run does not hold the session's lease
+	CodeGone             = "gone"               // 410: expired or used up (a pairing code)
 	CodeTooLarge         = "too_large"          // 413
 	CodeRateLimited      = "rate_limited"       // 429: see Retry-After
 	CodeInternal         = "internal"           // 500: the store failed; nothing was saved
@@ -27,6 +31,9 @@ type Error struct {
 	// Session is the record the server holds, on a 409 stale answer to
 	// PutSession.
 	Session *SessionRecord
+	// Head is the shared log's head on a 409 conflict answer to
+	// AppendEntry: append at Head+1.
+	Head *int64
 	// RetryAfter is the server's Retry-After on a 429 answer.
 	RetryAfter time.Duration
 }
@@ -73,6 +80,10 @@ func codeForStatus(status int) string {
 		return CodeMethodNotAllowed
 	case http.StatusConflict:
 		return CodeStale
+	case http.StatusForbidden:
+		return CodeForbidden
+	case http.StatusGone:
+		return CodeGone
 	case http.StatusRequestEntityTooLarge:
 		return CodeTooLarge
 	case http.StatusTooManyRequests:

@@ -125,6 +125,8 @@ type Me struct {
 type ErrorBody struct {
 	Error   ErrorDetail    `json:"error"`
 	Session *SessionRecord `json:"session,omitempty"`
+	// Head is set on 409 conflict: the shared log's head.
+	Head *int64 `json:"head,omitempty"`
 }
 
 // ErrorDetail is the "error" member of an error response.
