@@ -52,6 +52,73 @@
 // new session owned by the copier, version 1, copiedFrom = the share's id,
 // the runtime kept as a label: the server has no runtime binding to copy.
 //
+// # Shared sessions
+//
+// The sharing contract's phase D: several accounts in one product
+// session. The server is untrusted for content and trusted for liveness
+// and roles. It keeps and relays, byte for byte and never read, the
+// blobs the clients make (package collab): entries' ciphertexts, the
+// owner's signed roster statements, devices' public keys and signed
+// device statements, key envelopes, pairing messages (base64 in JSON,
+// BYTEA in the store). What it reads is the metadata it needs: ids,
+// sequence numbers, epoch, entry kind, actor, sizes, times.
+//
+//   - PUT /v1/sessions/{id}/shared makes one of the caller's sessions a
+//     shared one (the caller its owner member; the body's statement the
+//     roster log's first); GET it as a member sees it (role, head);
+//     GET /v1/shared lists those the caller is a member of. GET
+//     /v1/sessions/{id} answers members too; PUT and DELETE stay the
+//     owner's, and GET /v1/sessions lists the caller's own only.
+//   - Members: GET /v1/sessions/{id}/members (any member); PUT and
+//     DELETE /v1/sessions/{id}/members/{account} (the owner only: 403
+//     for other members) with role editor, commenter or viewer and the
+//     owner's signed statement, which is appended to the roster log (GET
+//     /v1/sessions/{id}/roster?after=n). A session has one owner, who
+//     cannot be changed or removed.
+//   - The shared log: PUT /v1/sessions/{id}/entries/{seq} appends by
+//     compare and append — seq must be the head + 1, or 409 conflict
+//     with the head (clients bind seq into the AEAD's associated data, so
+//     the server cannot renumber). The head moves in the same statement
+//     that checks it (UPDATE … WHERE head = seq-1), so concurrent
+//     appenders, on one server or several, leave no gap and no duplicate.
+//     The entry's actor is the caller's account, from the token: an
+//     editor's run records the editor. A viewer appends nothing (403), a
+//     commenter comments only (403), a run's kinds (prompt, answer,
+//     thought, tool, plan, question, status) need the run's lease (409
+//     lease_required). A ciphertext is at most 1 MiB (413). GET
+//     /v1/sessions/{id}/entries?after=seq&limit= gives the entries after
+//     seq in order, a page at most 1000 entries or about 8 MiB of
+//     ciphertext (More says there is another): a member a week offline
+//     catches up in one request or a few.
+//   - The lease: one turn at a time. POST /v1/sessions/{id}/lease with a
+//     runId grants the lease (Config.LeaseTTL, 30 s) or queues the run;
+//     the holder renews it by asking again (a heartbeat); DELETE
+//     /v1/sessions/{id}/lease/{run} ends it at the run's end or leaves the
+//     queue (the owner may end anyone's). A lease not renewed expires and
+//     the queue's head gets it, so a crashed member holds it no longer
+//     than LeaseTTL. GET shows lease and queue to every member. Every
+//     change runs in one transaction that first takes the session row's
+//     lock, so two servers cannot grant it twice.
+//   - Live: GET /v1/sessions/{id}/live?after=seq is Server-Sent Events:
+//     the entries after seq (the event id is the seq, so Last-Event-ID
+//     works too), "ready", then new entries and the members, lease and
+//     queue, and presence (who has a stream open, who holds the lease)
+//     whenever they change. Reconnecting with after = the last seq loses
+//     nothing and repeats nothing. A stream reads everything from the
+//     store, by sequence; what wakes it is a doorbell (hub.go) carrying
+//     only a session id. Removing a member rings the session and that
+//     member's streams end at once with "revoked"; it then gets 404.
+//     On SQLite the doorbell is in-process. On PostgreSQL each server
+//     also LISTENs, and rings go out as NOTIFY coalesced over a few
+//     milliseconds into one statement (every NOTIFYing commit takes a
+//     database-wide lock: never one per entry); after a LISTEN
+//     connection is lost and made again, every stream reads again. A
+//     keepalive (Config.LiveKeepalive, 15 s) refreshes presence and reads
+//     again even without a ring.
+//
+// Everything of a shared session answers a non-member 404, exactly like
+// a missing session, so a private session stays invisible.
+//
 // # Stores
 //
 // Store has one implementation on database/sql for SQLite (one file, WAL,

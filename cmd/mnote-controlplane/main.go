@@ -279,6 +279,9 @@ func (c *cli) serve(args []string) int {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
 	}
+	// Live streams run until their clients leave: end them at shutdown
+	// (clients reconnect, to another server, from their last entry).
+	hs.RegisterOnShutdown(srv.CloseLive)
 	pctx, cancelPurge := context.WithCancel(ctx)
 	defer cancelPurge()
 	go srv.PurgeExpiredShares(pctx, *purgeEvery)
