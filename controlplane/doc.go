@@ -116,6 +116,26 @@
 //     keepalive (Config.LiveKeepalive, 15 s) refreshes presence and reads
 //     again even without a ring.
 //
+//   - Devices: PUT /v1/devices/{device} with the device's public key and
+//     its signed device statement (appended to the account's device
+//     log); a device keeps its key (another key for the same id is 409).
+//     GET /v1/devices lists the caller's; GET
+//     /v1/accounts/{account}/devices and …/device-log?after=n those of
+//     the caller or of an account it shares a session with (404
+//     otherwise). DELETE /v1/devices/{device} (with a statement) also
+//     deletes the envelopes wrapped for it.
+//   - Keys: PUT /v1/sessions/{id}/keys/{epoch} (the owner only) stores
+//     the epoch's content key wrapped for members' devices; GET
+//     /v1/sessions/{id}/keys?device=&after=epoch gives the caller its own
+//     device's envelopes.
+//   - Pairing a second machine of one account: POST /v1/pairings gives a
+//     mailbox and an 8-character code (40 random bits, Crockford base32)
+//     shown once; the store keeps the hash of account and code. POST
+//     /v1/pairings/join with the typed code finds it; a wrong code uses a
+//     try of each live pairing of the account's, and one expired (10
+//     minutes) or out of tries (5) is 410. Both machines post and read
+//     ordered opaque messages on it (…/messages?after=n).
+//
 // Everything of a shared session answers a non-member 404, exactly like
 // a missing session, so a private session stays invisible.
 //
