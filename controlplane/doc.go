@@ -69,12 +69,14 @@
 //     GET /v1/shared lists those the caller is a member of. GET
 //     /v1/sessions/{id} answers members too; PUT and DELETE stay the
 //     owner's, and GET /v1/sessions lists the caller's own only.
+//
 //   - Members: GET /v1/sessions/{id}/members (any member); PUT and
 //     DELETE /v1/sessions/{id}/members/{account} (the owner only: 403
 //     for other members) with role editor, commenter or viewer and the
 //     owner's signed statement, which is appended to the roster log (GET
 //     /v1/sessions/{id}/roster?after=n). A session has one owner, who
 //     cannot be changed or removed.
+//
 //   - The shared log: PUT /v1/sessions/{id}/entries/{seq} appends by
 //     compare and append — seq must be the head + 1, or 409 conflict
 //     with the head (clients bind seq into the AEAD's associated data, so
@@ -90,6 +92,7 @@
 //     seq in order, a page at most 1000 entries or about 8 MiB of
 //     ciphertext (More says there is another): a member a week offline
 //     catches up in one request or a few.
+//
 //   - The lease: one turn at a time. POST /v1/sessions/{id}/lease with a
 //     runId grants the lease (Config.LeaseTTL, 30 s) or queues the run;
 //     the holder renews it by asking again (a heartbeat); DELETE
@@ -99,6 +102,7 @@
 //     than LeaseTTL. GET shows lease and queue to every member. Every
 //     change runs in one transaction that first takes the session row's
 //     lock, so two servers cannot grant it twice.
+//
 //   - Live: GET /v1/sessions/{id}/live?after=seq is Server-Sent Events:
 //     the entries after seq (the event id is the seq, so Last-Event-ID
 //     works too), "ready", then new entries and the members, lease and
@@ -124,10 +128,12 @@
 //     the caller or of an account it shares a session with (404
 //     otherwise). DELETE /v1/devices/{device} (with a statement) also
 //     deletes the envelopes wrapped for it.
+//
 //   - Keys: PUT /v1/sessions/{id}/keys/{epoch} (the owner only) stores
 //     the epoch's content key wrapped for members' devices; GET
 //     /v1/sessions/{id}/keys?device=&after=epoch gives the caller its own
 //     device's envelopes.
+//
 //   - Pairing a second machine of one account: POST /v1/pairings gives a
 //     mailbox and an 8-character code (40 random bits, Crockford base32)
 //     shown once; the store keeps the hash of account and code. POST
