@@ -159,11 +159,16 @@
 //
 // # Limits
 //
-// Bodies: 16 KiB for a session record, 5 MiB for a share (413 beyond).
+// Bodies: 16 KiB for a session record, 5 MiB for a share, 1 MiB for an
+// entry's ciphertext, 64 KiB for a signed statement (413 beyond).
 // JSON is decoded strictly: one value, no unknown fields, field names in
 // the 400 messages. Each token has a token-bucket rate limit (429 with
-// Retry-After) kept per server process: N servers allow up to N times the
-// rate. Requests with a missing or bad token are limited per client
+// Retry-After). On PostgreSQL the buckets are rows of rate_buckets
+// (migration 0004), taken from by one upsert per request, so all the
+// servers on the database allow the rate once, not once each; on SQLite
+// (one server) they are kept in memory. While the database does not
+// answer, each server limits on its own. A live stream counts as one
+// request. Requests with a missing or bad token are limited per client
 // address (IPv6 by /64; Config.FailedAuthPerMinute, 30 a minute by
 // default): beyond it they get 429 with Retry-After instead of 401. Only
 // failures count and a good token is never refused by it, so a hostile

@@ -26,7 +26,8 @@ type Config struct {
 	BaseURL string
 	// RatePerSecond is each token's sustained request rate, Burst its
 	// bucket size (0: the rate rounded up). RatePerSecond <= 0: no limit.
-	// The limit is per server process.
+	// On PostgreSQL the limit holds across all the servers on the
+	// database; on SQLite (one server) it is kept in memory.
 	RatePerSecond float64
 	Burst         int
 	// FailedAuthPerMinute limits the requests with a missing or bad token
@@ -48,7 +49,8 @@ type Config struct {
 }
 
 // Server is the control plane's HTTP API and share pages. It keeps no
-// state of its own besides the store (and the per-process rate limiter).
+// state of its own besides the store (and, on SQLite, the rate limiter's
+// buckets and the live streams' doorbell).
 type Server struct {
 	store   Store
 	baseURL string
@@ -94,6 +96,11 @@ func NewServer(cfg Config) *Server {
 	}
 	if s.keepalive <= 0 {
 		s.keepalive = DefaultLiveKeepalive
+	}
+	// On PostgreSQL the buckets are shared by every server on it.
+	if rs, ok := cfg.Store.(interface{ sharedRates() rateTaker }); ok {
+		s.limit.share(rs.sharedRates(), "tok:", s.log)
+		s.badAuth.share(rs.sharedRates(), "net:", s.log)
 	}
 	// The store's doorbell reaches the other servers on one PostgreSQL;
 	// a store without one (a test's wrapper) gets this server's own.
@@ -251,7 +258,7 @@ func (s *Server) api(h apiHandler) http.HandlerFunc {
 			// junk tokens from the user's address cannot lock the user's
 			// good token out; guessing a 256-bit token is hopeless anyway,
 			// and this keeps scanners slow and the log short.
-			if ok, wait := s.badAuth.allow(clientNet(r.RemoteAddr), s.now()); !ok {
+			if ok, wait := s.badAuth.allow(r.Context(), clientNet(r.RemoteAddr), s.now()); !ok {
 				tooMany(w, wait, "too many requests with a missing or invalid token from this address")
 				return
 			}
@@ -261,7 +268,7 @@ func (s *Server) api(h apiHandler) http.HandlerFunc {
 			return
 		}
 		info.user = p.ID
-		if ok, wait := s.limit.allow(p.TokenID, s.now()); !ok {
+		if ok, wait := s.limit.allow(r.Context(), p.TokenID, s.now()); !ok {
 			tooMany(w, wait, "too many requests for this token")
 			return
 		}
