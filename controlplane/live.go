@@ -69,10 +69,9 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request, p Principal) error
 	s.hub.ring(id) // a new viewer
 
 	rc := http.NewResponseController(w)
-	// A stream outlives the server's read and write timeouts (the read
-	// deadline, once passed, would cancel the request's context).
+	// A stream outlives the server's write timeout (its deadline, once
+	// passed, would fail every later write).
 	_ = rc.SetWriteDeadline(time.Time{})
-	_ = rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")

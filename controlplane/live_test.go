@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -266,4 +267,43 @@ func TestLiveAcrossServersOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	lr.next(api.EventRevoked)
+}
+
+// A live stream outlives the server's read and write timeouts (a write
+// deadline, once passed, fails every later write), and CloseLive (run at
+// shutdown) ends it so that Shutdown does not wait for it.
+func TestLiveOutlivesServerTimeoutsAndEndsAtShutdown(t *testing.T) {
+	h := newHarness(t, "sqlite", noKeepalive)
+	srv := controlplane.NewServer(controlplane.Config{Store: h.store, Now: h.clock.now, LiveKeepalive: time.Hour})
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.ReadTimeout, ts.Config.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
+	ts.Config.RegisterOnShutdown(srv.CloseLive)
+	ts.Start()
+	t.Cleanup(ts.Close)
+	b := &api.Client{BaseURL: ts.URL, Token: h.tokenB}
+
+	id := shareOf(t, h, "timeouts")
+	if _, err := h.A.SetMember(t.Context(), id, "bob", api.RoleViewer, sealed("bob")); err != nil {
+		t.Fatal(err)
+	}
+	lr := openLive(t, b, id, 0)
+	lr.next(api.EventReady)
+	time.Sleep(time.Second) // past both timeouts
+	mustAppend(t, h.A, id, 1, entry(api.KindComment, "", "a second later"))
+	if ev := lr.next(api.EventEntry); ev.Entry.Seq != 1 {
+		t.Fatalf("entry %+v", ev.Entry)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), patience)
+	defer cancel()
+	if err := ts.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown with a live stream open: %v", err)
+	}
+	for ev := range lr.events {
+		if ev.Type == api.EventRevoked {
+			t.Fatal("a shutdown is not a revocation")
+		}
+	}
+	if err := <-lr.err; !errors.Is(err, io.EOF) {
+		t.Fatalf("stream end: %v", err)
+	}
 }
