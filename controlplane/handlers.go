@@ -84,6 +84,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p Princip
 	} else if err != nil {
 		return err
 	}
+	s.hub.ring(id) // a shared session's members' live streams end
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -121,16 +121,18 @@ func (s *sqlStore) RequestLease(ctx context.Context, userID, sessionID, runID, d
 		changed bool
 	)
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		// The lock first: a removal or a change of role committed
+		// meanwhile cannot overtake the look at the role.
+		ticket, err := s.lockQueue(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
 		role, err := s.role(ctx, tx, userID, sessionID)
 		if err != nil {
 			return err
 		}
 		if role != api.RoleOwner && role != api.RoleEditor {
 			return ErrForbidden
-		}
-		ticket, err := s.lockQueue(ctx, tx, sessionID)
-		if err != nil {
-			return err
 		}
 		cur, ch, err := s.settle(ctx, tx, sessionID, now, ttl)
 		if err != nil {
@@ -191,11 +193,11 @@ func (s *sqlStore) ReleaseLease(ctx context.Context, userID, sessionID, runID st
 		changed bool
 	)
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		role, err := s.role(ctx, tx, userID, sessionID)
-		if err != nil {
+		if _, err := s.lockQueue(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		if _, err := s.lockQueue(ctx, tx, sessionID); err != nil {
+		role, err := s.role(ctx, tx, userID, sessionID)
+		if err != nil {
 			return err
 		}
 		// The owner may end anyone's run (a member who went away);

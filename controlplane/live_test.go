@@ -238,6 +238,17 @@ func TestLiveRevokeClosesStreamAtOnce(t *testing.T) {
 		wantCode(t, err, 404, api.CodeNotFound)
 		_, err = h.B.AppendEntry(ctx, id, 2, entry(api.KindComment, "", "after"))
 		wantCode(t, err, 404, api.CodeNotFound)
+
+		// The owner deletes the session: every member's stream ends.
+		c := member(t, h, id, "carol", api.RoleViewer)
+		lc := openLive(t, c, id, 0)
+		lc.next(api.EventReady)
+		if err := h.A.DeleteSession(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		lc.next(api.EventRevoked)
+		_, err = c.Entries(ctx, id, 0, 0)
+		wantCode(t, err, 404, api.CodeNotFound)
 	}, noKeepalive)
 }
 

@@ -483,3 +483,84 @@ func TestSharedLimits(t *testing.T) {
 		}
 	})
 }
+
+// Lease requests, releases, appends and membership changes at once, on
+// one session: no store failure (no deadlock between them on
+// PostgreSQL), one lease at a time, and every entry of a run was
+// appended by the lease's holder.
+func TestSharedConcurrentLeaseAndMembers(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		id := shareOf(t, h, "busy")
+		eds := []*api.Client{member(t, h, id, "e1", api.RoleEditor), member(t, h, id, "e2", api.RoleEditor), member(t, h, id, "e3", api.RoleEditor)}
+		h.addUser("flip")
+		var wg sync.WaitGroup
+		fail := func(who string, err error) {
+			var ae *api.Error
+			if !asAPIError(err, &ae) || ae.Status >= 500 {
+				t.Errorf("%s: %v", who, err)
+			}
+		}
+		for i, c := range eds {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx := context.Background()
+				run := fmt.Sprintf("run-e%d", i+1)
+				for range 15 {
+					st, err := c.RequestLease(ctx, id, run, "")
+					if err != nil {
+						fail(run, err)
+						return
+					}
+					if st.Granted {
+						page, err := c.Entries(ctx, id, 0, 1)
+						if err != nil {
+							fail(run, err)
+							return
+						}
+						if _, err := c.AppendEntry(ctx, id, page.Head+1, entry(api.KindPrompt, run, run)); err != nil && api.ErrorCode(err) != api.CodeConflict {
+							fail(run, err)
+						}
+						if _, err := c.ReleaseLease(ctx, id, run); err != nil {
+							fail(run, err)
+						}
+					}
+				}
+				c.ReleaseLease(ctx, id, run)
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			for i := range 15 {
+				role := []string{api.RoleEditor, api.RoleViewer, api.RoleCommenter}[i%3]
+				if _, err := h.A.SetMember(ctx, id, "flip", role, sealed(role)); err != nil {
+					fail("owner", err)
+				}
+				if i%5 == 4 {
+					if err := h.A.RemoveMember(ctx, id, "flip", sealed("out")); err != nil {
+						fail("owner", err)
+					}
+				}
+			}
+		}()
+		wg.Wait()
+		st, err := h.A.LeaseState(t.Context(), id)
+		if err != nil || st.Lease != nil || len(st.Queue) != 0 {
+			t.Fatalf("after every run released: %+v, %v", st, err)
+		}
+		page, err := h.A.Entries(t.Context(), id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Entries {
+			if string(e.Ciphertext) != string(sealed(e.RunID)) || "run-"+e.Actor != e.RunID {
+				t.Fatalf("entry %d: run %s by %s", e.Seq, e.RunID, e.Actor)
+			}
+		}
+		if len(page.Entries) == 0 {
+			t.Fatal("no run ever got the lease")
+		}
+	})
+}

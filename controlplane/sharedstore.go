@@ -307,6 +307,11 @@ func (s *sqlStore) SetMember(ctx context.Context, ownerID, sessionID, account, r
 		if err != nil {
 			return err
 		}
+		// The session row's lock first, as every change of the lease
+		// takes it first: no deadlock between the two.
+		if err := s.appendRoster(ctx, tx, ownerID, sessionID, statement, now); err != nil {
+			return err
+		}
 		m.AccountID = uid
 		var added int64
 		err = tx.QueryRowContext(ctx, s.q.rebind(`INSERT INTO members (session_id, user_id, role, added_ns) VALUES (?, ?, ?, ?)
@@ -317,11 +322,9 @@ func (s *sqlStore) SetMember(ctx context.Context, ownerID, sessionID, account, r
 		}
 		m.AddedAt = fromNanos(added)
 		if role != api.RoleEditor {
-			if err := s.dropRuns(ctx, tx, uid, sessionID); err != nil {
-				return err
-			}
+			return s.dropRuns(ctx, tx, uid, sessionID)
 		}
-		return s.appendRoster(ctx, tx, ownerID, sessionID, statement, now)
+		return nil
 	})
 	return m, s.wrap("set member", err)
 }
@@ -330,6 +333,9 @@ func (s *sqlStore) RemoveMember(ctx context.Context, ownerID, sessionID, account
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		uid, err := s.ownerTx(ctx, tx, ownerID, sessionID, account)
 		if err != nil {
+			return err
+		}
+		if err := s.appendRoster(ctx, tx, ownerID, sessionID, statement, now); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, s.q.rebind("DELETE FROM members WHERE session_id = ? AND user_id = ?"), sessionID, uid)
@@ -344,10 +350,8 @@ func (s *sqlStore) RemoveMember(ctx context.Context, ownerID, sessionID, account
 		if err := s.dropRuns(ctx, tx, uid, sessionID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.q.rebind("DELETE FROM presence WHERE session_id = ? AND user_id = ?"), sessionID, uid); err != nil {
-			return err
-		}
-		return s.appendRoster(ctx, tx, ownerID, sessionID, statement, now)
+		_, err = tx.ExecContext(ctx, s.q.rebind("DELETE FROM presence WHERE session_id = ? AND user_id = ?"), sessionID, uid)
+		return err
 	})
 	return s.wrap("remove member", err)
 }
@@ -391,28 +395,37 @@ const maxEntriesBytes = 8 << 20
 
 func (s *sqlStore) AppendEntry(ctx context.Context, userID, sessionID string, e api.Entry, now time.Time) (api.Entry, error) {
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		role, err := s.role(ctx, tx, userID, sessionID)
-		if err != nil {
-			return err
-		}
-		switch {
-		case role == api.RoleViewer:
-			return ErrForbidden
-		case role == api.RoleCommenter && e.Kind != api.KindComment:
-			return ErrForbidden
-		}
-		if isRunKind(e.Kind) {
+		// The caller's role and the run's lease, checked before the
+		// head moves (a non-member learns nothing, not even the head)
+		// and again after: moving the head locks the session's row,
+		// which every change of members and of the lease takes too, so
+		// on PostgreSQL the second look cannot be overtaken by a
+		// removal or an expiry committed meanwhile.
+		check := func() error {
+			role, err := s.role(ctx, tx, userID, sessionID)
+			if err != nil {
+				return err
+			}
+			switch {
+			case role == api.RoleViewer:
+				return ErrForbidden
+			case role == api.RoleCommenter && e.Kind != api.KindComment:
+				return ErrForbidden
+			case !isRunKind(e.Kind):
+				return nil
+			}
 			var (
 				run, holder string
 				expires     int64
 			)
-			err := tx.QueryRowContext(ctx, s.q.rebind("SELECT run_id, user_id, expires_ns FROM leases WHERE session_id = ?"), sessionID).Scan(&run, &holder, &expires)
+			err = tx.QueryRowContext(ctx, s.q.rebind("SELECT run_id, user_id, expires_ns FROM leases WHERE session_id = ?"), sessionID).Scan(&run, &holder, &expires)
 			if errors.Is(err, sql.ErrNoRows) || err == nil && (run != e.RunID || holder != userID || expires <= nanos(now)) {
 				return ErrLeaseRequired
 			}
-			if err != nil {
-				return err
-			}
+			return err
+		}
+		if err := check(); err != nil {
+			return err
 		}
 		// Compare and append: the head moves from seq-1 to seq or
 		// nothing happens (PostgreSQL re-checks the WHERE after waiting
@@ -429,6 +442,11 @@ func (s *sqlStore) AppendEntry(ctx context.Context, userID, sessionID string, e 
 				return err
 			}
 			return &HeadConflictError{Head: head}
+		}
+		if s.q.pg {
+			if err := check(); err != nil {
+				return err
+			}
 		}
 		_, err = tx.ExecContext(ctx, s.q.rebind(`INSERT INTO entries (session_id, seq, epoch, kind, run_id, author_device, actor_id, size, created_ns, ciphertext)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), sessionID, e.Seq, e.Epoch, e.Kind, e.RunID, e.AuthorDevice, userID, len(e.Ciphertext), nanos(now), e.Ciphertext)
