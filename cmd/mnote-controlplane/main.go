@@ -225,11 +225,12 @@ func (c *cli) serve(args []string) int {
 	fs, db := c.flags("serve", "[--addr HOST:PORT] [--db URL] [--base-url URL] [--rate N] [--burst N] [--failed-auth-per-minute N]")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `host:port` (use :8080 for every interface)")
 	baseURL := fs.String("base-url", "", "public `URL` of this server, for share links (default: from each request's Host)")
-	ratePerSec := fs.Float64("rate", 20, "requests per second per token, sustained (0: no limit; per process)")
+	ratePerSec := fs.Float64("rate", 20, "requests per second per token, sustained (0: no limit; shared by the servers on one PostgreSQL)")
 	burst := fs.Int("burst", 100, "requests per token in a burst")
-	badAuth := fs.Int("failed-auth-per-minute", controlplane.DefaultFailedAuthPerMinute, "requests with a missing or bad token per client address a minute, then 429 (-1: no limit; per process)")
+	badAuth := fs.Int("failed-auth-per-minute", controlplane.DefaultFailedAuthPerMinute, "requests with a missing or bad token per client address a minute, then 429 (-1: no limit; shared by the servers on one PostgreSQL)")
 	logFormat := fs.String("log-format", "text", "access and error log format: text or json (on stderr)")
 	purgeEvery := fs.Duration("purge-every", 10*time.Minute, "how often expired shares are deleted")
+	leaseTTL := fs.Duration("lease-ttl", controlplane.DefaultLeaseTTL, "how long a shared session's turn lease lasts unless its holder renews it")
 	words, err := parseArgs(fs, args)
 	if err != nil {
 		return exitUsage
@@ -250,6 +251,9 @@ func (c *cli) serve(args []string) int {
 	if *baseURL != "" && !strings.HasPrefix(*baseURL, "http://") && !strings.HasPrefix(*baseURL, "https://") {
 		return c.usageErr("--base-url must start with https:// (or http://)")
 	}
+	if *leaseTTL < time.Second {
+		return c.usageErr("--lease-ttl must be at least 1s")
+	}
 	if *purgeEvery <= 0 {
 		return c.usageErr("--purge-every must be > 0")
 	}
@@ -269,6 +273,7 @@ func (c *cli) serve(args []string) int {
 	}
 	srv := controlplane.NewServer(controlplane.Config{
 		Store: st, BaseURL: *baseURL, RatePerSecond: *ratePerSec, Burst: *burst, FailedAuthPerMinute: *badAuth, Logger: log,
+		LeaseTTL: *leaseTTL,
 	})
 	hs := &http.Server{
 		Handler:           srv,
