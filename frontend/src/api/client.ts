@@ -55,6 +55,8 @@ import type {
 
 export interface Client {
   readonly transportKind: 'wails' | 'http';
+  /** Resolves once the calls made so far have gone out (Transport.ready). */
+  ready(): Promise<void>;
   agents: {
     list(): Promise<Agent[]>;
     check(name: string): Promise<AgentCheck>;
@@ -241,6 +243,7 @@ export function createClient(t: Transport): Client {
   const call = (method: string, args: Record<string, unknown> = {}) => t.call(method, args);
   return {
     transportKind: t.kind,
+    ready: () => t.ready?.() ?? Promise.resolve(),
     agents: {
       list: async () => arr<Agent>(await call('agents.list')),
       check: async (name) => obj<AgentCheck>(await call('agents.check', { name }), 'agents.check'),

@@ -13,6 +13,9 @@ export interface Transport {
   readonly kind: 'wails' | 'http';
   /** Calls one API method; resolves with its result, rejects with ApiError. */
   call(method: string, args: unknown): Promise<unknown>;
+  /** Resolves once calls can go out (mnote serve: the one-time code
+   * exchanged for the token); calls made before it are sent first. */
+  ready?(): Promise<void>;
   /** Subscribes to an event; returns the unsubscribe function. */
   on(name: string, cb: Listener): () => void;
   /** The event stream came back after a drop: events may have been lost. */
@@ -251,6 +254,10 @@ export class HttpTransport implements Transport {
         () => (this.tokenValue = ''),
       );
     }
+  }
+
+  ready(): Promise<void> {
+    return this.tokenReady.then(() => undefined);
   }
 
   /** The token ('' until it is known). */
