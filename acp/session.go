@@ -91,6 +91,7 @@ type Session struct {
 	// Setup holds the modes, models and config options the agent sent.
 	Setup SessionSetup
 
+	closeOnce  sync.Once
 	mu         sync.Mutex
 	turn       bool
 	cancelled  bool
@@ -211,12 +212,17 @@ func (a *Agent) describe(err error) error {
 }
 
 // Close forgets the session, answers its pending permission requests
-// cancelled and releases its terminals (no command of theirs keeps
-// running). The agent keeps running.
+// cancelled, releases its terminals (no command of theirs keeps running)
+// and, when the agent advertises session/close, tells the agent to free
+// it (lifecycle.go). The agent keeps running. Only the first call does
+// anything.
 func (s *Session) Close() {
-	s.cancelPermissions()
-	s.a.unregister(s.id)
-	s.ts.closeAll()
+	s.closeOnce.Do(func() {
+		s.cancelPermissions()
+		s.release()
+		s.a.unregister(s.id)
+		s.ts.closeAll()
+	})
 }
 
 // KillTerminal kills the command of one of the session's terminals (the

@@ -39,6 +39,7 @@ type AgentCapabilities struct {
 		List   json.RawMessage `json:"list,omitempty"`
 		Resume json.RawMessage `json:"resume,omitempty"`
 		Close  json.RawMessage `json:"close,omitempty"`
+		Delete json.RawMessage `json:"delete,omitempty"`
 		Fork   json.RawMessage `json:"fork,omitempty"`
 		// AdditionalDirectories: the agent takes extra roots besides
 		// cwd (session/new, load, resume and list).
@@ -48,6 +49,9 @@ type AgentCapabilities struct {
 		HTTP bool `json:"http"`
 		SSE  bool `json:"sse"`
 	} `json:"mcpCapabilities"`
+	Auth struct {
+		Logout json.RawMessage `json:"logout,omitempty"`
+	} `json:"auth"`
 }
 
 func present(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }

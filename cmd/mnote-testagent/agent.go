@@ -130,6 +130,12 @@ func (a *agent) handleRequest(r *request) {
 		a.sessionResume(r)
 	case "session/fork":
 		a.sessionFork(r)
+	case "session/close":
+		a.sessionClose(r)
+	case "session/delete":
+		a.sessionDelete(r)
+	case "logout":
+		a.logout(r)
 	case "session/list":
 		var p struct {
 			Cwd string `json:"cwd"`
@@ -167,6 +173,16 @@ func (a *agent) initialize(r *request) {
 	if a.sc.Fork {
 		sessCaps["fork"] = struct{}{}
 	}
+	if a.sc.Close {
+		sessCaps["close"] = struct{}{}
+	}
+	if a.sc.Delete {
+		sessCaps["delete"] = struct{}{}
+	}
+	auth := map[string]any{}
+	if a.sc.Logout {
+		auth["logout"] = struct{}{}
+	}
 	r.reply(struct {
 		ProtocolVersion   int             `json:"protocolVersion"`
 		AgentCapabilities any             `json:"agentCapabilities"`
@@ -178,7 +194,8 @@ func (a *agent) initialize(r *request) {
 			LoadSession         bool            `json:"loadSession"`
 			PromptCapabilities  json.RawMessage `json:"promptCapabilities"`
 			SessionCapabilities any             `json:"sessionCapabilities"`
-		}{a.sc.LoadSession, a.sc.PromptCapabilities, sessCaps},
+			Auth                any             `json:"auth"`
+		}{a.sc.LoadSession, a.sc.PromptCapabilities, sessCaps, auth},
 		AuthMethods: a.sc.AuthMethods,
 		AgentInfo:   a.sc.AgentInfo,
 	})

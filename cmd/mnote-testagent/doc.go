@@ -32,6 +32,16 @@
 //	fork                advertise sessionCapabilities.fork and serve session/fork: a
 //	                    new session with the forked one's history (its state file
 //	                    copied) and turn counter (false)
+//	close               advertise sessionCapabilities.close and serve session/close:
+//	                    the running turn is cancelled and the session forgotten
+//	                    by the process (its state stays for session/load) (false)
+//	delete              advertise sessionCapabilities.delete and serve
+//	                    session/delete: the session and its state files are
+//	                    removed (false)
+//	logout              advertise agentCapabilities.auth.logout and serve logout:
+//	                    the login is forgotten and authFile removed (false)
+//	                    (close, delete and logout calls are noted on stderr and
+//	                    appended to <state>/calls.log, lifecycle.go)
 //	authMethods         raw array echoed by initialize ([])
 //	authRequired        session/new, session/load and session/resume fail with
 //	                    -32000 "Authentication required" until authenticate (false)
@@ -102,7 +112,9 @@
 //	{"request": {"method", "params"}}
 //	                                 any request, then "request <m>: ok <json>"
 //	                                 or "request <m>: error <code> <message>"
-//	{"sleepMs": N}                   sleep (a cancel interrupts it)
+//	{"sleepMs": N}                   sleep (a cancel interrupts it): the turn
+//	                                 sends nothing meanwhile, the silent step
+//	                                 the client's no-output watchdog is tested with
 //	{"stderr": "t"}                  t + "\n" to stderr
 //	{"envSha256": "NAME"}            "env NAME sha256: <hex>" (the SHA-256 of
 //	                                 the variable's value, never the value) or

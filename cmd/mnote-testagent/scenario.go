@@ -21,6 +21,9 @@ type scenario struct {
 	LoadSession        bool              `json:"loadSession"`
 	Resume             bool              `json:"resume"`
 	Fork               bool              `json:"fork"`
+	Close              bool              `json:"close"`  // lifecycle.go
+	Delete             bool              `json:"delete"` // lifecycle.go
+	Logout             bool              `json:"logout"` // lifecycle.go
 	AddDirectories     bool              `json:"additionalDirectories"`
 	AuthMethods        json.RawMessage   `json:"authMethods"`
 	AuthRequired       bool              `json:"authRequired"`
