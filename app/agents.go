@@ -57,6 +57,9 @@ type Agent struct {
 	// NotesTools says the agent gets mnote's notes tools over MCP
 	// (agents.setNotesTools; config.json "notes_tools").
 	NotesTools bool `json:"notesTools"`
+	// Capabilities are the lifecycle methods it advertised the last time
+	// it started (agentcopy.go); absent until it has.
+	Capabilities *AgentCaps `json:"capabilities,omitempty"`
 }
 
 // AuthMethod is one way to log in to an agent.
@@ -222,6 +225,7 @@ func (s *Services) startAgent(ctx context.Context, rt runtimes.Runtime, res runt
 	if err = end(a, err); err != nil {
 		return nil, fmt.Errorf("%s did not start: %w", rt.Title, err)
 	}
+	s.noteCaps(rt.Name, a.Init.AgentCapabilities)
 	return a, nil
 }
 
@@ -249,6 +253,7 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 	s.mu.Lock()
 	known := maps.Clone(s.agentSt)
 	s.mu.Unlock()
+	caps := s.agentCaps()
 	out := make([]Agent, 0, len(statuses))
 	for _, st := range statuses {
 		rt := st.Runtime
@@ -257,6 +262,9 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 			LoginHintKey: rt.LoginHintKey, NotesTools: !rt.NoNotesTools}
 		if a.Args == nil {
 			a.Args = []string{}
+		}
+		if c, ok := caps[rt.Name]; ok {
+			a.Capabilities = &c
 		}
 		switch {
 		case st.Installed:

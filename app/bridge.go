@@ -93,6 +93,8 @@ type Services struct {
 	opening  map[string]chan struct{} // closed when the opening ends
 	seqs     map[string]uint64        // last seq of sessions no longer live
 	agentSt  map[string]agentState    // what starting an agent last showed
+	capsMu   sync.Mutex               // guards caps (agentcopy.go)
+	caps     map[string]AgentCaps     // what agents last advertised; nil until read
 	ops      agentOps                 // installs and starts in progress (install.go)
 	shutdown bool
 	turns    sync.WaitGroup
@@ -295,6 +297,7 @@ func init() {
 		"agents.setNotesTools":     method((*Services).agentsSetNotesTools),
 		"agents.openTerminal":      method((*Services).agentsOpenTerminal),
 		"agents.authenticate":      method((*Services).agentsAuthenticate),
+		"agents.logout":            method((*Services).agentsLogout),
 		"agents.install":           method((*Services).agentsInstall),
 		"agents.cancelInstall":     method((*Services).agentsCancelInstall),
 		"agents.cancelStart":       method((*Services).agentsCancelStart),

@@ -59,6 +59,15 @@ const (
 	// ReasonAgentCannotListSessions: the agent does not list its sessions.
 	// Params: agent.
 	ReasonAgentCannotListSessions = "agent_cannot_list_sessions"
+	// ReasonAgentCannotDeleteSessions: the agent does not delete its own
+	// sessions (no sessionCapabilities.delete). Params: agent.
+	ReasonAgentCannotDeleteSessions = "agent_cannot_delete_sessions"
+	// ReasonNoAgentCopy: the session never had an agent session, so there
+	// is no agent's copy to delete.
+	ReasonNoAgentCopy = "no_agent_copy"
+	// ReasonAgentCannotLogout: the agent has no sign-out (no
+	// agentCapabilities.auth.logout). Params: agent.
+	ReasonAgentCannotLogout = "agent_cannot_logout"
 	// ReasonAgentSessionNotLoaded: the agent could not load the session to
 	// import. Params: agent.
 	ReasonAgentSessionNotLoaded = "agent_session_not_loaded"
@@ -328,7 +337,7 @@ const (
 
 // Reasons is every reason, in the order of API.md's table.
 var Reasons = []string{
-	ReasonAgentUnknown, ReasonAgentRequired, ReasonAgentNotInstalled, ReasonAgentNoCommand, ReasonAgentStartFailed, ReasonAgentStartCancelled, ReasonAgentExited, ReasonAgentStopped, ReasonAgentKilled, ReasonAgentTimeout, ReasonAgentNeedsAuth, ReasonAgentRefused, ReasonAgentNotRunning, ReasonAgentBadOutput, ReasonAgentCannotLoadSessions, ReasonAgentCannotListSessions, ReasonAgentSessionNotLoaded, ReasonAgentCannotContinue, ReasonSessionNotContinued, ReasonAgentNameRequired, ReasonAgentCommandRequired, ReasonSecretVariable, ReasonKeyNotSaved, ReasonConfigInvalid, ReasonConfigWriteFailed, ReasonAuthMethodUnknown, ReasonAuthFailed, ReasonNoDisplay, ReasonNoTerminalProgram, ReasonTerminalNotStarted, ReasonNoInstaller, ReasonInstallFailed, ReasonInstallNpmFailed, ReasonInstallNotFound, ReasonInstallRunning, ReasonInstallNotRunning, ReasonTooManyAgents, ReasonNoAgent,
+	ReasonAgentUnknown, ReasonAgentRequired, ReasonAgentNotInstalled, ReasonAgentNoCommand, ReasonAgentStartFailed, ReasonAgentStartCancelled, ReasonAgentExited, ReasonAgentStopped, ReasonAgentKilled, ReasonAgentTimeout, ReasonAgentNeedsAuth, ReasonAgentRefused, ReasonAgentNotRunning, ReasonAgentBadOutput, ReasonAgentCannotLoadSessions, ReasonAgentCannotListSessions, ReasonAgentCannotDeleteSessions, ReasonNoAgentCopy, ReasonAgentCannotLogout, ReasonAgentSessionNotLoaded, ReasonAgentCannotContinue, ReasonSessionNotContinued, ReasonAgentNameRequired, ReasonAgentCommandRequired, ReasonSecretVariable, ReasonKeyNotSaved, ReasonConfigInvalid, ReasonConfigWriteFailed, ReasonAuthMethodUnknown, ReasonAuthFailed, ReasonNoDisplay, ReasonNoTerminalProgram, ReasonTerminalNotStarted, ReasonNoInstaller, ReasonInstallFailed, ReasonInstallNpmFailed, ReasonInstallNotFound, ReasonInstallRunning, ReasonInstallNotRunning, ReasonTooManyAgents, ReasonNoAgent,
 	ReasonSessionNotFound, ReasonSessionNotRunning, ReasonSessionBusy, ReasonSessionClosing, ReasonSessionBackedUp, ReasonSessionNotInTrash, ReasonSessionNotTrashed, ReasonTurnRunning, ReasonTurnFailed, ReasonPromptEmpty, ReasonTitleEmpty, ReasonTooManyFiles, ReasonTooManyImages, ReasonImageTooBig, ReasonImageType, ReasonImagesUnsupported, ReasonTranscriptWriteFailed, ReasonTerminalNotFound, ReasonPermissionNotWaiting, ReasonPermissionOptionUnknown, ReasonPermissionCancelled, ReasonPermissionNotRemembered, ReasonPermissionsUnreadable, ReasonPermissionNotRevoked, ReasonQuestionNotWaiting, ReasonAnswerInvalid,
 	ReasonFolderRequired, ReasonFolderNotAbsolute, ReasonFolderNotFound, ReasonNotAFolder, ReasonNoFolderOpen, ReasonNoFolderDialog, ReasonFolderNotOpen, ReasonFolderReplaced, ReasonOutsideFolder, ReasonMnoteData, ReasonNotRegularFile, ReasonHardLink, ReasonTooLarge, ReasonNotUTF8, ReasonFileChangedOnDisk, ReasonFileExists, ReasonFileNotFound, ReasonNotesNotIndexed, ReasonLinkUndoExpired, ReasonLinksChanged,
 	ReasonCheckpointsScanning, ReasonCheckpointsUnavailable, ReasonCheckpointsTooBig, ReasonCheckpointNotFound, ReasonFileNotInTurn, ReasonRevertConflict, ReasonNotReverted,

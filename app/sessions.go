@@ -506,23 +506,21 @@ func (s *Services) sessionsRename(ctx context.Context, a renameArgs) (any, *Erro
 	return s.summary(ctx, a.ID)
 }
 
-func (s *Services) sessionsDelete(ctx context.Context, a idArgs) (any, *Error) {
+func (s *Services) sessionsDelete(ctx context.Context, a deleteArgs) (any, *Error) {
 	if e := validID(a.ID); e != nil {
 		return nil, e
 	}
 	if l := s.liveOf(a.ID); l != nil {
 		s.closeLive(l)
 	}
-	if err := store.MoveToTrash(s.paths, a.ID); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, notFound(a.ID, err)
+	if a.AgentCopy {
+		if e := s.deleteAgentCopy(ctx, a.ID); e != nil {
+			return nil, e
 		}
-		return nil, errorFrom("delete session "+a.ID, err)
 	}
-	if err := s.ix.Remove(ctx, a.ID); err != nil {
-		s.log.Warn("session not removed from the index", "session", a.ID, "err", err)
+	if e := s.trashSession(ctx, a.ID); e != nil {
+		return nil, e
 	}
-	store.RemoveThreadCache(s.paths, a.ID)
 	s.enqueueSync(nil, a.ID)
 	s.emit(EventSessionsChanged, SessionsChanged{Removed: []string{a.ID}})
 	return nil, nil

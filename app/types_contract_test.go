@@ -29,6 +29,7 @@ const typesTS = "../frontend/src/api/types.ts"
 // whose JSON it describes (what the bridge returns or emits).
 var contract = map[string][]any{
 	"Agent":                     {app.Agent{}},
+	"AgentCaps":                 {app.AgentCaps{}},
 	"AuthMethod":                {app.AuthMethod{}},
 	"AgentCheck":                {app.AgentCheck{}},
 	"AgentStatusEvent":          {app.AgentStatusEvent{}},

@@ -41,6 +41,16 @@ export interface Agent {
   keys?: string[];
   /** It gets mnote's notes tools over MCP in its sessions (agents.setNotesTools). */
   notesTools: boolean;
+  /** The lifecycle methods it advertised when mnote last started it; absent until it has run. */
+  capabilities?: AgentCaps;
+}
+
+/** ACP methods that free what mnote no longer needs (session/close,
+ * session/delete, logout), as the agent advertised them. */
+export interface AgentCaps {
+  close: boolean;
+  delete: boolean;
+  logout: boolean;
 }
 
 export interface AuthMethod {

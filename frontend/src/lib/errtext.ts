@@ -83,6 +83,9 @@ const REASONS: Record<string, readonly Variant[]> = {
   agent_bad_output: one(() => m.errors_agent_bad_output()),
   agent_cannot_load_sessions: [[['agent'], (p) => m.errors_agent_cannot_load_sessions({ agent: v(p, 'agent') })]],
   agent_cannot_list_sessions: [[['agent'], (p) => m.errors_agent_cannot_list_sessions({ agent: v(p, 'agent') })]],
+  agent_cannot_delete_sessions: [[['agent'], (p) => m.errors_agent_cannot_delete_sessions({ agent: v(p, 'agent') })]],
+  no_agent_copy: one(() => m.errors_no_agent_copy()),
+  agent_cannot_logout: [[['agent'], (p) => m.errors_agent_cannot_logout({ agent: v(p, 'agent') })]],
   agent_session_not_loaded: [[['agent'], (p) => m.errors_agent_session_not_loaded({ agent: v(p, 'agent') })]],
   agent_cannot_continue: [
     [['message'], (p) => m.errors_agent_cannot_continue({ message: v(p, 'message') })],
