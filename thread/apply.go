@@ -100,8 +100,7 @@ func (t *Thread) apply(u *Update) (Change, error) {
 			t.usage.Size = *u.Size
 		}
 		if u.Cost != nil {
-			c := *u.Cost
-			t.usage.Cost = &c
+			t.noteCost(*u.Cost)
 		}
 		return Change{Op: OpMeta, Kind: MetaUsage}, nil
 	}
@@ -344,6 +343,28 @@ func (t *Thread) RecordTurnUsage(usage json.RawMessage) (Change, error) {
 	return Change{Op: OpMeta, Kind: MetaUsage}, nil
 }
 
+// noteCost records the session's cumulative cost from a usage_update and
+// the turn's share of it: the difference from the cost when the turn
+// began (all of it when none was reported before), rounded to 1e-9 so
+// that float noise does not show. A change of currency leaves the turn's
+// share unknown.
+func (t *Thread) noteCost(c Cost) {
+	if math.IsNaN(c.Amount) || math.IsInf(c.Amount, 0) {
+		return
+	}
+	t.usage.Cost = &c
+	t.usage.TurnCost = nil
+	base := 0.0
+	if b := t.turnCostBase; b != nil {
+		if b.Currency != c.Currency {
+			return
+		}
+		base = b.Amount
+	}
+	turn := math.Round((c.Amount-base)*1e9) / 1e9
+	t.usage.TurnCost = &Cost{Amount: turn, Currency: c.Currency}
+}
+
 // startTurn begins a new turn (a user prompt).
 func (t *Thread) startTurn() {
 	t.turn++
@@ -353,6 +374,12 @@ func (t *Thread) startTurn() {
 	}
 	t.stopReason = ""
 	t.usage.TurnTokens = nil
+	t.usage.TurnCost = nil
+	t.turnCostBase = nil
+	if t.usage.Cost != nil {
+		c := *t.usage.Cost
+		t.turnCostBase = &c
+	}
 	if t.usage.Cache != nil {
 		t.usage.Cache.Turn = CacheFigures{}
 	}

@@ -154,7 +154,11 @@ type Usage struct {
 	// Used and Size are the context window use of the last usage_update.
 	Used int64 `json:"used"`
 	Size int64 `json:"size"`
-	Cost *Cost `json:"cost,omitempty"`
+	// Cost is the session's total cost as the agent last reported it
+	// (usage_update's cost is cumulative); TurnCost the current (or
+	// last) turn's share of it, when the agent reported a cost in it.
+	Cost     *Cost `json:"cost,omitempty"`
+	TurnCost *Cost `json:"turnCost,omitempty"`
 	// LastTokens is the last token report as sent (inputTokens,
 	// outputTokens, totalTokens, thoughtTokens, cachedReadTokens, ...),
 	// from a chunk's _meta.usage or a prompt response's usage.
@@ -232,6 +236,7 @@ type Thread struct {
 	title, updatedAt string
 	userTitle        bool // SetTitle was called
 	usage            Usage
+	turnCostBase     *Cost // the session's cost when the turn began (usage.go)
 	currentMode      string
 	modes            []Mode
 	currentModel     string
@@ -481,6 +486,10 @@ func cloneUsage(u Usage) Usage {
 	if u.Cost != nil {
 		c := *u.Cost
 		u.Cost = &c
+	}
+	if u.TurnCost != nil {
+		c := *u.TurnCost
+		u.TurnCost = &c
 	}
 	if u.Cache != nil {
 		c := *u.Cache

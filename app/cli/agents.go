@@ -33,6 +33,7 @@ func (e *env) runAgents(args []string) int {
 	fs.SetOutput(e.stderr)
 	check := fs.String("check", "", "start agent `NAME`, run initialize, print what it says (auth methods included), and stop it")
 	setKey := fs.String("set-key", "", "keep a key for agent `NAME`: --set-key NAME VAR reads the value of environment variable VAR from stdin (empty removes it)")
+	logout := fs.String("logout", "", "sign out of agent `NAME` (ACP logout, when the agent offers it): its next start asks you to sign in")
 	asJSON := fs.Bool("json", false, "print JSON")
 	fromRegistry := fs.Bool("registry", false, "list the agents of the ACP Registry (fetched now; the copy kept from the last fetch when offline), with what is installed and what has an update")
 	install := fs.String("install", "", "install (or update) agent `ID` from the ACP Registry into mnote's agents folder and make it an agent mnote can start")
@@ -56,6 +57,8 @@ func (e *env) runAgents(args []string) int {
 		return e.installFromRegistry(*install, *offline, *asJSON)
 	case *fromRegistry:
 		return e.listRegistry(*offline, *asJSON)
+	case *logout != "":
+		return e.logoutAgent(*logout)
 	case *check != "":
 		if !timeoutSet {
 			*timeout = 0
@@ -253,6 +256,7 @@ func printInit(e *env, rt runtimes.Runtime, res runtimes.Resolved, in acp.Initia
 	c := in.AgentCapabilities
 	fmt.Fprintf(w, "  protocol:     %d\n", in.ProtocolVersion)
 	fmt.Fprintf(w, "  load session: %v, resume: %v, list: %v\n", c.LoadSession, c.CanResume(), c.CanList())
+	fmt.Fprintf(w, "  close: %v, delete: %v, logout: %v\n", c.CanClose(), c.CanDelete(), c.CanLogout())
 	fmt.Fprintf(w, "  prompt:       image %v, audio %v, embedded context %v\n", c.PromptCapabilities.Image, c.PromptCapabilities.Audio, c.PromptCapabilities.EmbeddedContext)
 	fmt.Fprintf(w, "  mcp:          http %v, sse %v\n", c.McpCapabilities.HTTP, c.McpCapabilities.SSE)
 	if len(in.AuthMethods) == 0 {

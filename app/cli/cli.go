@@ -50,12 +50,13 @@ With no arguments mnote opens its window; 'mnote FOLDER' opens it on that
 folder, 'mnote NOTE.md' on the note's folder. Commands (no display needed):
   prompt     send a prompt to an agent and stream the answer
   agents     list the agents mnote knows, installed or not (--check NAME)
-  sessions   list recorded sessions
+  sessions   list recorded sessions (sessions delete ID: like rm)
   show       print a session's thread
   search     full-text search over sessions
   notes      search a folder's notes, list backlinks, links and headings
   export     export a session as Markdown or JSONL
-  rm         move a session to the trash (restore brings it back)
+  rm         move a session to the trash (restore brings it back;
+             --agent-copy: the agent deletes its own copy too)
   restore    bring a session back from the trash
   reindex    rebuild the session index from the transcripts
   serve      serve the UI to a browser (loopback, with an access token)

@@ -7,8 +7,21 @@ import (
 	"strings"
 
 	"mnote/app/chat"
+	"mnote/internal/l10n"
 	"mnote/thread"
 )
+
+// costLine tells what the agent said the turn and the session cost, ""
+// when it reported no cost.
+func costLine(loc l10n.Locale, u thread.Usage) string {
+	switch {
+	case u.Cost == nil:
+		return ""
+	case u.TurnCost != nil:
+		return loc.T("cli.cost_turn", loc.Money(u.TurnCost.Amount, u.TurnCost.Currency), loc.Money(u.Cost.Amount, u.Cost.Currency))
+	}
+	return loc.T("cli.cost_session", loc.Money(u.Cost.Amount, u.Cost.Currency))
+}
 
 // jsonObserver prints one JSON object per line for each event.
 type jsonObserver struct {

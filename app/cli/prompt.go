@@ -19,6 +19,7 @@ import (
 	"mnote/app"
 	"mnote/app/chat"
 	"mnote/internal/l10n"
+	"mnote/thread"
 	"mnote/workspace"
 )
 
@@ -293,6 +294,11 @@ func (c *promptCmd) run(e *env, text string) int {
 		return exitCancelled
 	}
 	if !c.jsonOut {
+		var usage thread.Usage
+		sess.Thread(func(th *thread.Thread) { usage = th.Snapshot().Usage })
+		if line := costLine(l10n.FromEnv(), usage); line != "" {
+			fmt.Fprintf(e.stderr, "%s\n", dimIf(isTerminal(e.stderr), line))
+		}
 		fmt.Fprintf(e.stderr, "%s\n", dimIf(isTerminal(e.stderr), fmt.Sprintf("[%s · session %s]", termLine(res.StopReason), sess.ID)))
 	}
 	return exitOK

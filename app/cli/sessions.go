@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"mnote/internal/l10n"
 	"mnote/store"
 )
 
@@ -59,7 +60,10 @@ type sessionJSON struct {
 }
 
 func (e *env) runSessions(args []string) int {
-	fs := e.flags("sessions", "[--json] [--limit N] [--workspace DIR]")
+	if len(args) > 0 && args[0] == "delete" {
+		return e.deleteSession("sessions delete", args[1:])
+	}
+	fs := e.flags("sessions", "[--json] [--limit N] [--workspace DIR] | delete [--agent-copy] ID")
 	asJSON := fs.Bool("json", false, "print JSON")
 	limit := fs.Int("limit", 100, "how many sessions")
 	ws := fs.String("workspace", "", "only sessions of this folder")
@@ -134,6 +138,9 @@ func (e *env) runShow(args []string) int {
 		w := newTermWriter(e.stdout)
 		fmt.Fprintf(w, "# %s\n\nsession %s · %s · %d turns\n\n", termLine(orDefault(p.info.Title, "(untitled)")), p.id, termLine(p.workspace), p.turns)
 		writeThread(w, snap, markdownOptions{thoughts: *thoughts, toolIO: false})
+		if line := costLine(l10n.FromEnv(), snap.Usage); line != "" {
+			fmt.Fprintf(w, "\n%s\n", line)
+		}
 		if err := w.Flush(); err != nil {
 			return e.fail(exitAgent, err)
 		}
@@ -185,8 +192,13 @@ func (e *env) runSearch(args []string) int {
 	})
 }
 
-func (e *env) runRm(args []string) int {
-	fs := e.flags("rm", "ID")
+func (e *env) runRm(args []string) int { return e.deleteSession("rm", args) }
+
+// deleteSession is mnote rm and mnote sessions delete: the session to the
+// trash, with --agent-copy after the agent deleted its own copy.
+func (e *env) deleteSession(name string, args []string) int {
+	fs := e.flags(name, "[--agent-copy] ID")
+	agentCopy := fs.Bool("agent-copy", false, "also delete the agent's own copy of the session (ACP session/delete; the agent must offer it); when that fails nothing is deleted")
 	id, ok := e.oneID(fs, args)
 	if !ok {
 		return exitUsage
@@ -195,6 +207,11 @@ func (e *env) runRm(args []string) int {
 		full, err := st.resolveID(id)
 		if err != nil {
 			return e.fail(exitUsage, err)
+		}
+		if *agentCopy {
+			if err := e.deleteAgentCopy(st, full); err != nil {
+				return e.fail(agentExit(err), err)
+			}
 		}
 		if err := store.MoveToTrash(st.paths, full); err != nil {
 			return e.fail(exitAgent, err)

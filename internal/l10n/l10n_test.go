@@ -156,3 +156,25 @@ func TestMessagesAndDates(t *testing.T) {
 		}
 	}
 }
+
+func TestMoney(t *testing.T) {
+	for _, c := range []struct {
+		l        Locale
+		amount   float64
+		currency string
+		want     string
+	}{
+		{EN, 0.07, "USD", "$0.07"},
+		{EN, 0.0042, "usd", "$0.0042"},
+		{EN, 0.00001, "USD", "$0.00"},
+		{EN, 1234.5, "EUR", "€1,234.50"},
+		{ZH, 0.1, "USD", "US$0.10"},
+		{ZH, 12, "CNY", "¥12.00"},
+		{EN, 3, "CHF", "CHF\u00a03.00"},
+		{EN, -0.5, "USD", "-$0.50"},
+	} {
+		if got := c.l.Money(c.amount, c.currency); got != c.want {
+			t.Errorf("%s Money(%v, %s) = %q, want %q", c.l, c.amount, c.currency, got, c.want)
+		}
+	}
+}

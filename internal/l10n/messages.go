@@ -29,6 +29,8 @@ var en = map[string]string{
 	"cli.perm_choose":        "Choose a number (Ctrl+C cancels the turn): ",
 	"cli.perm_again":         "Please type one of the numbers.",
 	"cli.cancelled":          "(cancelled)",
+	"cli.cost_turn":          "Cost: %s this turn, %s in this session.",
+	"cli.cost_session":       "Cost: %s in this session.",
 	"cli.auth_held_back":     "%s did not get these variables of your environment (mnote gives an agent only its own provider's keys): %s.",
 	"cli.auth_give_key":      "If it needs one, give it with: mnote agents --set-key %s %s (reads the value from stdin), or in the agent's “env” in %s.",
 	// mnote agents: the list, an agent's check, keeping a key.
@@ -173,6 +175,8 @@ var zh = map[string]string{
 	"cli.perm_choose":               "输入编号（按 Ctrl+C 取消这一轮）：",
 	"cli.perm_again":                "请输入上面列出的一个编号。",
 	"cli.cancelled":                 "（已取消）",
+	"cli.cost_turn":                 "花费：本轮 %s，本会话共 %s。",
+	"cli.cost_session":              "花费：本会话共 %s。",
 	"cli.auth_held_back":            "%s 没有拿到你环境中的这些变量（mnote 只把智能体自己服务商的密钥交给它）：%s。",
 	"cli.auth_give_key":             "如果它需要其中某个，请这样提供：mnote agents --set-key %s %s（从标准输入读取值），或写进 %s 中该智能体的“env”。",
 	"cli.agents_heading":            "名称\t智能体\t状态\t命令 / 安装方法",
