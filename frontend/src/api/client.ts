@@ -73,6 +73,8 @@ export interface Client {
     listSessions(agent: string): Promise<AgentSessions>;
     /** ACP authenticate with one of the agent's auth method ids. */
     authenticate(name: string, method: string): Promise<Agent[]>;
+    /** ACP logout (Sign out), for an agent whose capabilities.logout is true. */
+    logout(name: string): Promise<Agent[]>;
     /** Installs the agent's pinned npm package into mnote's folder; progress as agent:install. */
     install(name: string): Promise<InstallStarted>;
     cancelInstall(name: string): Promise<void>;
@@ -92,7 +94,8 @@ export interface Client {
     /** Kills the command of one of the agent's terminals (a card's Stop). */
     killTerminal(id: string, terminalId: string): Promise<void>;
     rename(id: string, title: string): Promise<SessionSummary>;
-    delete(id: string): Promise<void>;
+    /** To the trash; agentCopy: the agent deletes its own copy first (ACP session/delete). */
+    delete(id: string, agentCopy?: boolean): Promise<void>;
     restore(id: string): Promise<SessionSummary>;
     /** The sessions in the trash, the most recently deleted first. */
     trash(): Promise<TrashedSession[]>;
@@ -258,6 +261,7 @@ export function createClient(t: Transport): Client {
       setKey: async (name, variable, value) => arr<Agent>(await call('agents.setKey', { name, var: variable, value })),
       setNotesTools: async (name, on) => arr<Agent>(await call('agents.setNotesTools', { name, on })),
       authenticate: async (name, method) => arr<Agent>(await call('agents.authenticate', { name, method })),
+      logout: async (name) => arr<Agent>(await call('agents.logout', { name })),
       install: async (name) => obj<InstallStarted>(await call('agents.install', { name }), 'agents.install'),
       cancelInstall: async (name) => {
         await call('agents.cancelInstall', { name });
@@ -291,7 +295,7 @@ export function createClient(t: Transport): Client {
       cancel: async (id) => void (await call('sessions.cancel', { id })),
       killTerminal: async (id, terminalId) => void (await call('sessions.killTerminal', { id, terminalId })),
       rename: async (id, title) => obj<SessionSummary>(await call('sessions.rename', { id, title }), 'sessions.rename'),
-      delete: async (id) => void (await call('sessions.delete', { id })),
+      delete: async (id, agentCopy) => void (await call('sessions.delete', agentCopy ? { id, agentCopy } : { id })),
       restore: async (id) => obj<SessionSummary>(await call('sessions.restore', { id }), 'sessions.restore'),
       trash: async () => arr<TrashedSession>(await call('sessions.trash', {})),
       purge: async (id) => void (await call('sessions.purge', { id })),

@@ -388,7 +388,10 @@ export interface Cost {
 export interface Usage {
   used: number;
   size: number;
+  /** The session's total cost as the agent last reported it. */
   cost?: Cost | null;
+  /** The current (or last) turn's share of it. */
+  turnCost?: Cost | null;
   lastTokens?: Record<string, number> | null;
   turnTokens?: Record<string, number> | null;
   sessionTokens?: Record<string, number> | null;

@@ -61,6 +61,16 @@ export function installedFirst(items: Agent[]): Agent[] {
 
 export type CheckState = { state: 'checking' } | { state: 'ok'; check: AgentCheck } | { state: 'error'; error: ApiError };
 
+/** The agent deletes its own sessions (ACP session/delete), as it said when it last started. */
+export function offersAgentCopy(a: Agent | undefined): boolean {
+  return !!a?.capabilities?.delete;
+}
+
+/** The agent can be signed out (ACP logout), as it said when it last started. */
+export function offersSignOut(a: Agent | undefined): boolean {
+  return !!a?.capabilities?.logout && a.status !== 'missing';
+}
+
 export class AgentsStore {
   items: Agent[] = $state.raw([]);
   loading = $state(false);
@@ -168,6 +178,12 @@ export class AgentsStore {
   async authenticate(name: string, method: string): Promise<void> {
     this.items = await this.client.agents.authenticate(name, method);
     await this.check(name);
+  }
+
+  /** ACP logout (Sign out): the agent is then needs_login. Throws ApiError. */
+  async logout(name: string): Promise<void> {
+    this.items = await this.client.agents.logout(name);
+    this.checks.delete(name);
   }
 
   select(name: string): void {

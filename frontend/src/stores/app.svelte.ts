@@ -7,7 +7,7 @@ import type { Scheduler } from '../lib/frame';
 import { m } from '../lib/i18n.svelte';
 import { planRename } from '../lib/rename';
 import { baseName, isMarkdown } from '../lib/tree';
-import { AgentsStore } from './agents.svelte';
+import { AgentsStore, offersAgentCopy } from './agents.svelte';
 import { CheckpointsStore, fsRefusedMessage } from './checkpoints.svelte';
 import { ConfirmStore } from './confirm.svelte';
 import { EditorStore, type EditorOptions } from './editor.svelte';
@@ -304,7 +304,26 @@ export class AppState {
   }
 
   async deleteSession(id: string): Promise<void> {
-    const ok = await this.sessions.remove(id);
+    // An agent that deletes its own sessions (ACP session/delete) is
+    // offered to: the person chooses mnote's copy only, or both.
+    const s = this.sessions.byId(id);
+    const agent = this.agents.byName(s?.agent);
+    let agentCopy = false;
+    if (s && offersAgentCopy(agent)) {
+      const name = agent!.title || agent!.name;
+      const v = await this.confirm.ask({
+        title: () => m.app_delete_agent_copy_title({ title: s.title || m.common_untitled_session() }),
+        message: () => m.app_delete_agent_copy_message({ agent: name }),
+        buttons: [
+          { label: m.app_delete_mnote_only, value: 'trash', kind: 'primary' },
+          { label: () => m.app_delete_with_agent_copy({ agent: name }), value: 'both', kind: 'danger' },
+          { label: m.common_cancel, value: 'cancel' },
+        ],
+      });
+      if (v !== 'trash' && v !== 'both') return;
+      agentCopy = v === 'both';
+    }
+    const ok = await this.sessions.remove(id, agentCopy);
     // Its tab closes (deleting stops it: nothing to ask).
     if (ok) this.tabs.drop(id);
     if (ok && this.tabs.empty.id === id) this.tabs.empty.clear();

@@ -97,6 +97,9 @@ export class SessionStore {
   // ---- the model, updated at once -----------------------------------------
   /** Seq of the last event applied. */
   seq = 0;
+  /** When the session last heard from its agent (an event) or a turn
+   * began, ms; plain, read on the clock's tick (lib/watchdog.svelte.ts). */
+  lastOutputMs = 0;
   /** How many snapshot fetches a seq gap (or reconnect) caused. */
   refetches = 0;
   private model = new Map<string, Entry>();
@@ -302,6 +305,7 @@ export class SessionStore {
     this.dirty.clear();
     this.orderDirty = false;
     this.seq = snap.seq;
+    this.lastOutputMs = Date.now();
 
     this.summary = snap.session;
     this.order = order.slice();
@@ -354,6 +358,7 @@ export class SessionStore {
       return true;
     }
     this.seq = ev.seq;
+    this.lastOutputMs = Date.now();
     try {
       this.apply(ev);
     } catch (e) {
@@ -590,6 +595,7 @@ export class SessionStore {
     // may arrive before this call returns, have the last word.
     const seqBefore = this.seq;
     this.running = true;
+    this.lastOutputMs = Date.now();
     try {
       await (extra ? this.client.sessions.prompt(id, text, extra) : this.client.sessions.prompt(id, text));
       return true;

@@ -148,14 +148,15 @@ export class SessionsStore {
     }
   }
 
-  /** Moves a session to the trash, with an Undo toast. */
-  async remove(id: string): Promise<boolean> {
+  /** Moves a session to the trash, with an Undo toast; agentCopy: the
+   * agent deletes its own copy first (nothing is deleted when it cannot). */
+  async remove(id: string, agentCopy = false): Promise<boolean> {
     const prev = this.items;
     const s = prev.find((x) => x.id === id);
     this.hidden.add(id);
     this.items = prev.filter((x) => x.id !== id);
     try {
-      await this.client.sessions.delete(id);
+      await this.client.sessions.delete(id, agentCopy);
     } catch (e) {
       this.hidden.delete(id);
       this.items = prev;
