@@ -179,9 +179,9 @@ func (a *agent) initialize(r *request) {
 	if a.sc.Delete {
 		sessCaps["delete"] = struct{}{}
 	}
-	auth := map[string]any{}
+	var auth any // absent unless there is something in it
 	if a.sc.Logout {
-		auth["logout"] = struct{}{}
+		auth = map[string]any{"logout": struct{}{}}
 	}
 	r.reply(struct {
 		ProtocolVersion   int             `json:"protocolVersion"`
@@ -194,7 +194,7 @@ func (a *agent) initialize(r *request) {
 			LoadSession         bool            `json:"loadSession"`
 			PromptCapabilities  json.RawMessage `json:"promptCapabilities"`
 			SessionCapabilities any             `json:"sessionCapabilities"`
-			Auth                any             `json:"auth"`
+			Auth                any             `json:"auth,omitempty"`
 		}{a.sc.LoadSession, a.sc.PromptCapabilities, sessCaps, auth},
 		AuthMethods: a.sc.AuthMethods,
 		AgentInfo:   a.sc.AgentInfo,

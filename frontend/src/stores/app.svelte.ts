@@ -307,6 +307,9 @@ export class AppState {
     // An agent that deletes its own sessions (ACP session/delete) is
     // offered to: the person chooses mnote's copy only, or both.
     const s = this.sessions.byId(id);
+    // What the agent advertised is learnt when it starts: the list read
+    // before that does not know it yet.
+    if (s && !this.agents.byName(s.agent)?.capabilities) await this.agents.refresh();
     const agent = this.agents.byName(s?.agent);
     let agentCopy = false;
     if (s && offersAgentCopy(agent)) {
