@@ -9,6 +9,7 @@ import (
 
 	"mnote/acp"
 	"mnote/acp/runtimes"
+	"mnote/internal/l10n"
 )
 
 // What mnote asks an agent to free from the command line, where the
@@ -39,7 +40,7 @@ func (e *env) deleteAgentCopy(st *sessionStore, id string) error {
 		return err
 	}
 	if p.runtime == "" || p.agentSessionID == "" {
-		return fmt.Errorf("session %s never had an agent session: there is no agent's copy to delete", p.id)
+		return errors.New(l10n.FromEnv().T("cli.agent_copy_none", p.id))
 	}
 	rt, err := e.runtime(p.runtime, "")
 	if err != nil && p.command != "" {
@@ -56,11 +57,11 @@ func (e *env) deleteAgentCopy(st *sessionStore, id string) error {
 	defer a.Stop()
 	if err := a.DeleteSession(ctx, p.agentSessionID); err != nil {
 		if errors.Is(err, acp.ErrNotOffered) {
-			return fmt.Errorf("%s does not delete its own sessions (no sessionCapabilities.delete); delete without --agent-copy", rt.Title)
+			return errors.New(l10n.FromEnv().T("cli.agent_copy_unsupported", rt.Title))
 		}
 		return fmt.Errorf("%s did not delete its session %s: %w", rt.Title, p.agentSessionID, err)
 	}
-	fmt.Fprintf(e.stdout, "%s deleted its own copy (agent session %s).\n", rt.Title, termLine(p.agentSessionID))
+	fmt.Fprintln(e.stdout, l10n.FromEnv().T("cli.agent_copy_deleted", rt.Title, termLine(p.agentSessionID)))
 	return nil
 }
 
@@ -79,10 +80,10 @@ func (e *env) logoutAgent(name string) int {
 	defer a.Stop()
 	if err := a.Logout(ctx); err != nil {
 		if errors.Is(err, acp.ErrNotOffered) {
-			return e.fail(exitUsage, fmt.Errorf("%s has no way to sign out (no agentCapabilities.auth.logout)", rt.Title))
+			return e.fail(exitUsage, errors.New(l10n.FromEnv().T("cli.logout_unsupported", rt.Title)))
 		}
 		return e.fail(exitAgent, fmt.Errorf("%s did not sign out: %w", rt.Title, err))
 	}
-	fmt.Fprintf(e.stdout, "%s: signed out. Its next start asks you to sign in (mnote agents --check %s shows how).\n", rt.Title, rt.Name)
+	fmt.Fprintln(e.stdout, l10n.FromEnv().T("cli.signed_out", rt.Title, rt.Name))
 	return exitOK
 }

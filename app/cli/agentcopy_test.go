@@ -40,6 +40,7 @@ func TestCLICostAndAgentCopy(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "花费：本轮 US$0.0242，本会话共 US$0.0342。") {
 		t.Fatalf("show: %d %q %q", r.code, r.stdout, r.stderr)
 	}
+	h.env = append(os.Environ(), "MNOTE_HOME="+h.home, "LC_ALL=C")
 
 	r = h.run("sessions", "delete", "--agent-copy", id)
 	if r.code != 0 || !strings.Contains(r.stdout, asid) {
@@ -73,6 +74,7 @@ func TestCLICostAndAgentCopy(t *testing.T) {
 // session needs a login again.
 func TestCLILogout(t *testing.T) {
 	h := newHarness(t)
+	h.env = append(os.Environ(), "MNOTE_HOME="+h.home, "LC_ALL=C")
 	auth := filepath.Join(t.TempDir(), "auth")
 	if err := os.WriteFile(auth, []byte("x\n"), 0o600); err != nil {
 		t.Fatal(err)
