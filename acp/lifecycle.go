@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"errors"
-	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 )
@@ -12,10 +11,6 @@ import (
 // session/close when mnote lets go of a session, session/delete when the
 // user deletes the agent's own copy of one, and logout. Each is sent only
 // to an agent that advertises it.
-
-// closeTimeout bounds the wait for session/close's answer: a session is
-// let go of even when the agent does not answer.
-const closeTimeout = 5 * time.Second
 
 // CanClose reports the session/close capability.
 func (c AgentCapabilities) CanClose() bool { return present(c.SessionCapabilities.Close) }
@@ -30,8 +25,9 @@ func (c AgentCapabilities) CanLogout() bool { return present(c.Auth.Logout) }
 var ErrNotOffered = errors.New("the agent does not offer this")
 
 // release sends session/close for the session when the agent advertises
-// it and still runs; its answer is awaited up to closeTimeout. Errors are
-// logged: the session is let go of all the same.
+// it and still runs; its answer is awaited up to Options.StopGrace (a
+// step of a graceful stop: quitting mnote closes every session this way).
+// Errors are logged: the session is let go of all the same.
 func (s *Session) release() {
 	a := s.a
 	if !a.Init.AgentCapabilities.CanClose() {
@@ -44,7 +40,7 @@ func (s *Session) release() {
 		return
 	default:
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), a.opts.StopGrace)
 	defer cancel()
 	if _, err := a.conn.call(ctx, acpsdk.AgentMethodSessionClose, acpsdk.CloseSessionRequest{SessionId: acpsdk.SessionId(s.id)}, s.h); err != nil {
 		a.log.Warn("session/close", "sessionId", s.id, "err", err)

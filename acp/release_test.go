@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"mnote/acp"
 )
@@ -123,4 +124,27 @@ func TestDeleteSessionAndLogout(t *testing.T) {
 	if got := strings.Join(callsSeen(t, state), " | "); got != "session/delete "+id+" | session/delete "+id+" | logout" {
 		t.Fatalf("agent saw %q", got)
 	}
+}
+
+// An agent that does not answer session/close does not hold mnote up
+// beyond the stop grace.
+func TestCloseUnansweredIsBounded(t *testing.T) {
+	a := startAgent(t, `{"close":true,"stopReadingAfter":"session/prompt","exitOnStdinClose":false}`, acp.Options{StopGrace: 300 * time.Millisecond})
+	h := newRecorder()
+	s, _ := newSession(t, a, h, nil)
+	prompt(t, s, "hello")
+	done := make(chan struct{})
+	go func() {
+		s.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close waits for an agent that never answers")
+	}
+	if !contains(h.lines, "out session/close") {
+		t.Fatalf("session/close not sent: %v", h.lines)
+	}
+	a.Kill()
 }
