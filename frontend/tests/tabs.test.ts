@@ -31,6 +31,7 @@ function setup(opts: { list?: SessionSummary[]; snaps?: Record<string, Snapshot>
     },
     'sessions.prompt': () => ({ turn: 1 }),
     'sessions.cancel': () => ({}),
+    'sessions.close': () => ({}),
     'sessions.delete': () => ({}),
     'sessions.create': () => summary('new1'),
     'permissions.decide': () => ({}),
@@ -294,10 +295,14 @@ describe('tabs: closing', () => {
     expect(await closing).toBe(true);
     expect(calls('sessions.cancel')).toEqual([{ id: 's2' }]);
     expect(ids(app)).toEqual(['s3']);
+    // A closed tab lets go of its agent session (sessions.close: session/close
+    // where the agent offers it); one kept running in the background does not.
+    expect(calls('sessions.close')).toEqual([{ id: 's2' }]);
 
     // An idle tab closes without asking.
     emit('s3', 'turn', { turn: 1, state: 'ended', stopReason: 'end_turn' });
     expect(await app.tabs.close('s3')).toBe(true);
+    expect(calls('sessions.close')).toEqual([{ id: 's2' }, { id: 's3' }]);
     expect(app.confirm.current).toBeNull();
     expect(ids(app)).toEqual([]);
     expect(app.session.id).toBeNull();

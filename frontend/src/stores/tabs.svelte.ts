@@ -160,9 +160,18 @@ export class TabsStore {
       if (v === 'stop') await s.cancel();
       // Still waiting for an answer: History's badge says so from now on.
       else if (s.pending.length > 0 || s.questions.length > 0) this.sessions.attention.add(id);
-    }
+      if (v === 'stop') this.release(id);
+    } else this.release(id);
     this.drop(id);
     return true;
+  }
+
+  /** Lets go of a closed tab's agent session (sessions.close: the agent
+   * gets session/close where it offers it); the next prompt binds it again. */
+  private release(id: string): void {
+    this.client.sessions.close(id).catch(() => {
+      /* already closed, or deleted: nothing to let go of */
+    });
   }
 
   /** Closes a tab without asking (its session was deleted). */
@@ -245,6 +254,7 @@ export class TabsStore {
       idle.sort((a, b) => (this.used.get(a.id ?? '') ?? 0) - (this.used.get(b.id ?? '') ?? 0));
       const victim = idle[0];
       if (!victim.id) return;
+      this.release(victim.id);
       this.drop(victim.id);
     }
   }
