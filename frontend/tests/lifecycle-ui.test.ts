@@ -80,5 +80,6 @@ describe('lifecycle offers', () => {
     expect(offersSignOut(agent({ close: false, delete: true, logout: false }))).toBe(false);
     expect(offersSignOut(agent({ close: false, delete: false, logout: true }))).toBe(true);
     expect(offersSignOut(agent({ close: false, delete: false, logout: true }, 'missing'))).toBe(false);
+    expect(offersSignOut(agent({ close: false, delete: false, logout: true }, 'needs_login'))).toBe(false);
   });
 });

@@ -77,4 +77,6 @@ test('agent lifecycle: cost, the no-output watchdog, deleting the agent copy, si
   await agent.getByTestId('sign-out').click();
   await expect(page.getByText('Signed out of Test Agent.')).toBeVisible();
   await expect.poll(() => fs.readFileSync(path.join(state, 'calls.log'), 'utf8').trim().split('\n').pop()).toBe('logout');
+  // Signed out: it waits for a sign-in, and Sign out is not offered again.
+  await expect(agent.getByTestId('sign-out')).toHaveCount(0);
 });

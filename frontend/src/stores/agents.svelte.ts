@@ -66,9 +66,10 @@ export function offersAgentCopy(a: Agent | undefined): boolean {
   return !!a?.capabilities?.delete;
 }
 
-/** The agent can be signed out (ACP logout), as it said when it last started. */
+/** The agent can be signed out (ACP logout), as it said when it last
+ * started; not once it is missing or already waits for a sign-in. */
 export function offersSignOut(a: Agent | undefined): boolean {
-  return !!a?.capabilities?.logout && a.status !== 'missing';
+  return !!a?.capabilities?.logout && a.status !== 'missing' && a.status !== 'needs_login';
 }
 
 export class AgentsStore {
