@@ -79,7 +79,7 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request, p Principal) error
 
 	ls := &liveStream{s: s, w: w, rc: rc, p: p, id: id, last: after}
 	if err := ls.refresh(ctx, true); err != nil {
-		ls.end(err)
+		ls.end(ctx, err)
 		return nil
 	}
 	tick := time.NewTicker(s.keepalive)
@@ -93,7 +93,7 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request, p Principal) error
 		case <-bell:
 		case <-tick.C:
 			if err := s.store.PresenceTouch(ctx, connID, s.now().UTC()); err != nil {
-				ls.end(err)
+				ls.end(ctx, err)
 				return nil
 			}
 			if _, err := fmt.Fprint(w, ": keepalive\n\n"); err != nil {
@@ -101,7 +101,7 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request, p Principal) error
 			}
 		}
 		if err := ls.refresh(ctx, false); err != nil {
-			ls.end(err)
+			ls.end(ctx, err)
 			return nil
 		}
 	}
@@ -124,9 +124,15 @@ type liveStream struct {
 // errRevoked ends a stream whose caller is no longer a member.
 var errRevoked = errors.New("no longer a member")
 
-// end closes the stream for err: "revoked" when the caller was removed,
-// a log line for a store failure (the client reconnects with after).
-func (ls *liveStream) end(err error) {
+// end closes the stream for err: "revoked" when the caller was removed
+// (or the session deleted, which a read may meet as a failure), a log
+// line for a store failure (the client reconnects with after).
+func (ls *liveStream) end(ctx context.Context, err error) {
+	if !errors.Is(err, errRevoked) && !errors.Is(err, errClientGone) {
+		if _, rerr := ls.s.store.Role(ctx, ls.p.ID, ls.id); errors.Is(rerr, ErrNotFound) {
+			err = errRevoked
+		}
+	}
 	switch {
 	case errors.Is(err, errRevoked):
 		ls.send(api.EventRevoked, "", []byte("{}"))

@@ -97,6 +97,15 @@ func isBadInput(err error) bool {
 	return errors.As(err, &ie)
 }
 
+// gone is ErrNotFound for a row deleted since the caller's role was read
+// (the session, deleted meanwhile), else err.
+func gone(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
 // isRunKind reports whether kind belongs to a run (and needs the lease).
 func isRunKind(kind string) bool {
 	for _, k := range api.RunKinds {
@@ -231,7 +240,7 @@ func (s *sqlStore) Members(ctx context.Context, userID, sessionID string) (api.M
 	}
 	out := api.MemberList{Members: []api.Member{}}
 	if err := s.r.QueryRowContext(ctx, s.q.rebind("SELECT roster_head FROM shared_sessions WHERE session_id = ?"), sessionID).Scan(&out.RosterHead); err != nil {
-		return api.MemberList{}, s.wrap("list members", err)
+		return api.MemberList{}, s.wrap("list members", gone(err))
 	}
 	rows, err := s.r.QueryContext(ctx, s.q.rebind(`SELECT u.name, u.id, m.role, m.added_ns FROM members m JOIN users u ON u.id = m.user_id
 		WHERE m.session_id = ? ORDER BY m.added_ns, u.name`), sessionID)
@@ -362,7 +371,7 @@ func (s *sqlStore) Roster(ctx context.Context, userID, sessionID string, after i
 	}
 	out := api.RosterPage{Statements: []api.RosterStatement{}}
 	if err := s.r.QueryRowContext(ctx, s.q.rebind("SELECT roster_head FROM shared_sessions WHERE session_id = ?"), sessionID).Scan(&out.Head); err != nil {
-		return api.RosterPage{}, s.wrap("read roster", err)
+		return api.RosterPage{}, s.wrap("read roster", gone(err))
 	}
 	rows, err := s.r.QueryContext(ctx, s.q.rebind(`SELECT r.seq, u.name, r.statement, r.created_ns FROM roster_log r JOIN users u ON u.id = r.actor_id
 		WHERE r.session_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`), sessionID, after, limit)
@@ -469,7 +478,7 @@ func (s *sqlStore) Entries(ctx context.Context, userID, sessionID string, after 
 	}
 	out := api.EntryPage{Entries: []api.Entry{}}
 	if err := s.r.QueryRowContext(ctx, s.q.rebind("SELECT head FROM shared_sessions WHERE session_id = ?"), sessionID).Scan(&out.Head); err != nil {
-		return api.EntryPage{}, s.wrap("read entries", err)
+		return api.EntryPage{}, s.wrap("read entries", gone(err))
 	}
 	rows, err := s.r.QueryContext(ctx, s.q.rebind(`SELECT e.seq, e.epoch, e.kind, e.run_id, e.author_device, u.name, e.size, e.created_ns, e.ciphertext
 		FROM entries e JOIN users u ON u.id = e.actor_id
