@@ -60,6 +60,9 @@ type Agent struct {
 	// Capabilities are the lifecycle methods it advertised the last time
 	// it started (agentcopy.go); absent until it has.
 	Capabilities *AgentCaps `json:"capabilities,omitempty"`
+	// Registry names the ACP Registry agent and version it was installed
+	// from (agents.registryInstall); nil for the others.
+	Registry *runtimes.RegistrySource `json:"registry,omitempty"`
 }
 
 // AuthMethod is one way to log in to an agent.
@@ -259,7 +262,7 @@ func (s *Services) listAgents() ([]Agent, *Error) {
 		rt := st.Runtime
 		a := Agent{Name: rt.Name, Title: rt.Title, Command: rt.Command, Args: rt.Args, Builtin: rt.Builtin,
 			Path: st.Path, Hint: st.Hint, NPMPackage: rt.NPMPackage, Error: st.Error, LoginHint: rt.LoginHint, KeyEnv: rt.KeyEnv, Keys: keys[rt.Name],
-			LoginHintKey: rt.LoginHintKey, NotesTools: !rt.NoNotesTools}
+			LoginHintKey: rt.LoginHintKey, NotesTools: !rt.NoNotesTools, Registry: rt.Registry}
 		if a.Args == nil {
 			a.Args = []string{}
 		}

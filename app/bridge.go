@@ -62,6 +62,9 @@ type Config struct {
 	// MCPCommand is the program agents start for the notes tools
 	// (`MCPCommand mcp`); "" is this executable.
 	MCPCommand string
+	// RegistryURL is the ACP Registry index agents.registry fetches; ""
+	// is $MNOTE_REGISTRY_URL, else the ACP Registry's own (registry.go).
+	RegistryURL string
 }
 
 // Services are the app's services and its live sessions.
@@ -300,6 +303,9 @@ func init() {
 		"agents.logout":            method((*Services).agentsLogout),
 		"agents.install":           method((*Services).agentsInstall),
 		"agents.cancelInstall":     method((*Services).agentsCancelInstall),
+		"agents.registry":          method((*Services).agentsRegistry),
+		"agents.registryIcon":      method((*Services).agentsRegistryIcon),
+		"agents.registryInstall":   method((*Services).agentsRegistryInstall),
 		"agents.cancelStart":       method((*Services).agentsCancelStart),
 		"sessions.switchAgent":     method((*Services).sessionsSwitchAgent),
 		"sessions.close":           method((*Services).sessionsClose),

@@ -52,6 +52,12 @@ type AgentInstallEvent struct {
 	ErrorParams map[string]string `json:"errorParams,omitempty"`
 	// Log is the file that keeps the whole output.
 	Log string `json:"log"`
+	// Step, Done and Total tell an ACP Registry install's progress
+	// (registry.go): Step "download" with bytes (Total -1 unknown),
+	// "unpack", "npm".
+	Step  string `json:"step,omitempty"`
+	Done  int64  `json:"done,omitempty"`
+	Total int64  `json:"total,omitempty"`
 }
 
 // InstallStarted is agents.install's answer: the install runs on, its

@@ -125,6 +125,18 @@ const (
 	// ReasonInstallNotRunning: no install of the agent is running. Params:
 	// agent.
 	ReasonInstallNotRunning = "install_not_running"
+	// ReasonRegistryUnavailable: the ACP Registry could not be fetched and
+	// no copy of it is kept (or the kept copy is unreadable).
+	ReasonRegistryUnavailable = "registry_unavailable"
+	// ReasonRegistryUnknown: the kept ACP Registry has no such agent (or
+	// no icon of it). Params: agent (the id).
+	ReasonRegistryUnknown = "registry_unknown"
+	// ReasonRegistryNeedsTool: the agent is installed with a program this
+	// computer does not have. Params: agent, tool (what to install).
+	ReasonRegistryNeedsTool = "registry_needs_tool"
+	// ReasonRegistryInstallFailed: downloading, checking or unpacking the
+	// agent failed; nothing was installed (error: why). Params: agent.
+	ReasonRegistryInstallFailed = "registry_install_failed"
 	// ReasonTooManyAgents: as many agent processes run as mnote starts at
 	// once. Params: count.
 	ReasonTooManyAgents = "too_many_agents"
@@ -337,7 +349,7 @@ const (
 
 // Reasons is every reason, in the order of API.md's table.
 var Reasons = []string{
-	ReasonAgentUnknown, ReasonAgentRequired, ReasonAgentNotInstalled, ReasonAgentNoCommand, ReasonAgentStartFailed, ReasonAgentStartCancelled, ReasonAgentExited, ReasonAgentStopped, ReasonAgentKilled, ReasonAgentTimeout, ReasonAgentNeedsAuth, ReasonAgentRefused, ReasonAgentNotRunning, ReasonAgentBadOutput, ReasonAgentCannotLoadSessions, ReasonAgentCannotListSessions, ReasonAgentCannotDeleteSessions, ReasonNoAgentCopy, ReasonAgentCannotLogout, ReasonAgentSessionNotLoaded, ReasonAgentCannotContinue, ReasonSessionNotContinued, ReasonAgentNameRequired, ReasonAgentCommandRequired, ReasonSecretVariable, ReasonKeyNotSaved, ReasonConfigInvalid, ReasonConfigWriteFailed, ReasonAuthMethodUnknown, ReasonAuthFailed, ReasonNoDisplay, ReasonNoTerminalProgram, ReasonTerminalNotStarted, ReasonNoInstaller, ReasonInstallFailed, ReasonInstallNpmFailed, ReasonInstallNotFound, ReasonInstallRunning, ReasonInstallNotRunning, ReasonTooManyAgents, ReasonNoAgent,
+	ReasonAgentUnknown, ReasonAgentRequired, ReasonAgentNotInstalled, ReasonAgentNoCommand, ReasonAgentStartFailed, ReasonAgentStartCancelled, ReasonAgentExited, ReasonAgentStopped, ReasonAgentKilled, ReasonAgentTimeout, ReasonAgentNeedsAuth, ReasonAgentRefused, ReasonAgentNotRunning, ReasonAgentBadOutput, ReasonAgentCannotLoadSessions, ReasonAgentCannotListSessions, ReasonAgentCannotDeleteSessions, ReasonNoAgentCopy, ReasonAgentCannotLogout, ReasonAgentSessionNotLoaded, ReasonAgentCannotContinue, ReasonSessionNotContinued, ReasonAgentNameRequired, ReasonAgentCommandRequired, ReasonSecretVariable, ReasonKeyNotSaved, ReasonConfigInvalid, ReasonConfigWriteFailed, ReasonAuthMethodUnknown, ReasonAuthFailed, ReasonNoDisplay, ReasonNoTerminalProgram, ReasonTerminalNotStarted, ReasonNoInstaller, ReasonInstallFailed, ReasonInstallNpmFailed, ReasonInstallNotFound, ReasonInstallRunning, ReasonInstallNotRunning, ReasonRegistryUnavailable, ReasonRegistryUnknown, ReasonRegistryNeedsTool, ReasonRegistryInstallFailed, ReasonTooManyAgents, ReasonNoAgent,
 	ReasonSessionNotFound, ReasonSessionNotRunning, ReasonSessionBusy, ReasonSessionClosing, ReasonSessionBackedUp, ReasonSessionNotInTrash, ReasonSessionNotTrashed, ReasonTurnRunning, ReasonTurnFailed, ReasonPromptEmpty, ReasonTitleEmpty, ReasonTooManyFiles, ReasonTooManyImages, ReasonImageTooBig, ReasonImageType, ReasonImagesUnsupported, ReasonTranscriptWriteFailed, ReasonTerminalNotFound, ReasonPermissionNotWaiting, ReasonPermissionOptionUnknown, ReasonPermissionCancelled, ReasonPermissionNotRemembered, ReasonPermissionsUnreadable, ReasonPermissionNotRevoked, ReasonQuestionNotWaiting, ReasonAnswerInvalid,
 	ReasonFolderRequired, ReasonFolderNotAbsolute, ReasonFolderNotFound, ReasonNotAFolder, ReasonNoFolderOpen, ReasonNoFolderDialog, ReasonFolderNotOpen, ReasonFolderReplaced, ReasonOutsideFolder, ReasonMnoteData, ReasonNotRegularFile, ReasonHardLink, ReasonTooLarge, ReasonNotUTF8, ReasonFileChangedOnDisk, ReasonFileExists, ReasonFileNotFound, ReasonNotesNotIndexed, ReasonLinkUndoExpired, ReasonLinksChanged,
 	ReasonCheckpointsScanning, ReasonCheckpointsUnavailable, ReasonCheckpointsTooBig, ReasonCheckpointNotFound, ReasonFileNotInTurn, ReasonRevertConflict, ReasonNotReverted,

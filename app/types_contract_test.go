@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"mnote/acp/runtimes"
 	"mnote/app"
 	"mnote/cloudsync"
 	"mnote/controlplane/api"
@@ -36,6 +37,9 @@ var contract = map[string][]any{
 	"AgentStartEvent":           {app.AgentStartEvent{}},
 	"AgentInstallEvent":         {app.AgentInstallEvent{}},
 	"InstallStarted":            {app.InstallStarted{}},
+	"RegistryListing":           {app.RegistryListing{}},
+	"RegistryAgent":             {app.RegistryAgent{}},
+	"RegistrySource":            {runtimes.RegistrySource{}},
 	"SessionSummary":            {app.SessionSummary{}},
 	"ForkOrigin":                {app.ForkOrigin{}},
 	"ForkLink":                  {app.ForkLink{}},

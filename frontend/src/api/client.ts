@@ -46,6 +46,7 @@ import type {
   SyncStatus,
   TerminalOpened,
   InstallStarted,
+  RegistryListing,
   Trashed,
   TrashedSession,
   TreeNode,
@@ -80,6 +81,12 @@ export interface Client {
     cancelInstall(name: string): Promise<void>;
     /** Cancels the agent's starts in progress (agent:start "starting"). */
     cancelStart(name: string): Promise<void>;
+    /** The ACP Registry's agents: the kept copy, or with refresh fetched now (the network only then). */
+    registry(refresh: boolean): Promise<RegistryListing>;
+    /** A registry agent's kept SVG icon, as text. */
+    registryIcon(id: string): Promise<string>;
+    /** Installs or updates a registry agent; progress as agent:install named "registry:ID". */
+    registryInstall(id: string): Promise<InstallStarted>;
   };
   sessions: {
     list(args?: { limit?: number; offset?: number }): Promise<SessionSummary[]>;
@@ -271,6 +278,12 @@ export function createClient(t: Transport): Client {
       },
       openTerminal: async (name, method) =>
         obj<TerminalOpened>(await call('agents.openTerminal', method ? { name, method } : { name }), 'agents.openTerminal'),
+      registry: async (refresh) => {
+        const r = obj<RegistryListing>(await call('agents.registry', refresh ? { refresh: true } : {}), 'agents.registry');
+        return { ...r, agents: arr(r.agents) };
+      },
+      registryIcon: async (id) => obj<{ svg: string }>(await call('agents.registryIcon', { id }), 'agents.registryIcon').svg ?? '',
+      registryInstall: async (id) => obj<InstallStarted>(await call('agents.registryInstall', { id }), 'agents.registryInstall'),
     },
     sessions: {
       list: async (args = {}) => arr<SessionSummary>(await call('sessions.list', args)),

@@ -43,6 +43,8 @@ export interface Agent {
   notesTools: boolean;
   /** The lifecycle methods it advertised when mnote last started it; absent until it has run. */
   capabilities?: AgentCaps;
+  /** Installed from the ACP Registry (agents.registryInstall): that agent and version. */
+  registry?: RegistrySource;
 }
 
 /** ACP methods that free what mnote no longer needs (session/close,
@@ -51,6 +53,48 @@ export interface AgentCaps {
   close: boolean;
   delete: boolean;
   logout: boolean;
+}
+
+export interface RegistrySource {
+  id: string;
+  version: string;
+}
+
+/** agents.registry: the ACP Registry's agents (the kept copy, or fetched now). */
+export interface RegistryListing {
+  /** False: never fetched (no agents); the page offers to fetch it. */
+  cached: boolean;
+  url?: string;
+  /** When the kept copy was fetched, Unix ms. */
+  fetchedAt?: number;
+  /** The fetch failed: this is the kept copy; fetchError says why. */
+  offline?: boolean;
+  fetchError?: string;
+  agents: RegistryAgent[];
+  /** Entries of the registry that could not be used. */
+  skipped?: number;
+}
+
+/** One agent of the ACP Registry with what this computer has of it. */
+export interface RegistryAgent {
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  license?: string;
+  repository?: string;
+  /** agents.registryIcon has its icon. */
+  icon: boolean;
+  /** How it would install here; absent when it cannot (unavailable says why). */
+  kind?: 'binary' | 'npx' | 'uvx';
+  unavailable?: string;
+  /** The program to install first ("npm", "uv"), when that is why. */
+  needTool?: string;
+  /** The agent installed from it, and its version. */
+  runtime?: string;
+  installed?: string;
+  /** The registry lists a newer version than the installed one. */
+  update?: boolean;
 }
 
 export interface AuthMethod {
@@ -904,6 +948,10 @@ export interface AgentInstallEvent {
   errorParams?: Record<string, string>;
   /** The file that keeps the whole output. */
   log: string;
+  /** A registry install's step ("download", "unpack", "npm") and bytes (total -1: unknown). */
+  step?: string;
+  done?: number;
+  total?: number;
 }
 
 /** agents.install's answer; progress follows as agent:install events. */

@@ -114,6 +114,10 @@ const REASONS: Record<string, readonly Variant[]> = {
   install_not_found: [[['agent'], (p) => m.errors_install_not_found({ agent: v(p, 'agent') })]],
   install_running: [[['agent'], (p) => m.errors_install_running({ agent: v(p, 'agent') })]],
   install_not_running: [[['agent'], (p) => m.errors_install_not_running({ agent: v(p, 'agent') })]],
+  registry_unavailable: one(() => m.errors_registry_unavailable()),
+  registry_unknown: [[['agent'], (p) => m.errors_registry_unknown({ agent: v(p, 'agent') })]],
+  registry_needs_tool: [[['agent', 'tool'], (p) => m.errors_registry_needs_tool({ agent: v(p, 'agent'), tool: v(p, 'tool') })]],
+  registry_install_failed: [[['agent'], (p) => m.errors_registry_install_failed({ agent: v(p, 'agent') })]],
   too_many_agents: [[['count'], (p) => m.errors_too_many_agents({ count: Number(v(p, 'count')), n: n(p, 'count') })]],
   no_agent: one(() => m.errors_no_agent()),
 

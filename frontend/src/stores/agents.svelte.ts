@@ -10,6 +10,7 @@ import type {
   AgentStatusEvent,
   CustomAgentInput,
   InstallPhase,
+  RegistryListing,
 } from '../api/types';
 import { SvelteMap } from 'svelte/reactivity';
 
@@ -35,6 +36,10 @@ export interface InstallState {
   phase: InstallPhase | 'requesting';
   lines: string[];
   log: string;
+  /** A registry install's step ("download", "unpack", "npm") and bytes so far (total -1: unknown). */
+  step?: string;
+  done?: number;
+  total?: number;
   /** Go's English sentence; errorReason/errorParams word it (agentErrorText). */
   error?: string;
   errorReason?: string;
@@ -45,6 +50,11 @@ export interface InstallState {
 function failure(e: unknown): Pick<InstallState, 'error' | 'errorReason' | 'errorParams'> {
   const err = ApiError.from(e);
   return { error: err.goMessage, errorReason: err.reason, errorParams: err.params };
+}
+
+/** The install name of a registry agent (agent:install, agents.cancelInstall). */
+export function registryInstallName(id: string): string {
+  return `registry:${id}`;
 }
 
 /** How many of npm's lines an install keeps for the page. */
@@ -84,6 +94,12 @@ export class AgentsStore {
   starts = new SvelteMap<string, AgentStartEvent>();
   /** Installs running or just ended, by name. */
   installs = new SvelteMap<string, InstallState>();
+  /** The ACP Registry's agents (agents.registry): null until first asked. */
+  registry: RegistryListing | null = $state.raw(null);
+  registryLoading = $state(false);
+  registryError: ApiError | null = $state.raw(null);
+  /** Registry icons as data: URLs by id ("" when there is none); never loaded from the internet. */
+  registryIcons = new SvelteMap<string, string>();
 
   constructor(private readonly client: Client) {}
 
@@ -148,9 +164,60 @@ export class AgentsStore {
       errorParams: ev.errorParams,
       lines,
     };
+    if (ev.step) {
+      next.step = ev.step;
+      next.done = ev.done ?? 0;
+      next.total = ev.total ?? -1;
+    } else if (old?.step && ev.phase === 'running') {
+      next.step = old.step;
+      next.done = old.done;
+      next.total = old.total;
+    }
     if (ev.line) next.lines = [...lines, ev.line].slice(-INSTALL_LINES);
     this.installs.set(ev.name, next);
-    if (ev.phase === 'done') void this.refresh();
+    if (ev.phase === 'done') {
+      void this.refresh();
+      if (ev.name.startsWith('registry:')) void this.loadRegistry(false);
+    }
+  }
+
+  /** The ACP Registry's agents: the kept copy, or with refresh fetched now (the only network use). */
+  async loadRegistry(refresh: boolean): Promise<void> {
+    this.registryLoading = true;
+    try {
+      this.registry = await this.client.agents.registry(refresh);
+      this.registryError = null;
+    } catch (e) {
+      this.registryError = ApiError.from(e);
+    } finally {
+      this.registryLoading = false;
+    }
+  }
+
+  /** Loads a registry agent's kept icon once (as a data: URL). */
+  async loadRegistryIcon(id: string): Promise<void> {
+    if (this.registryIcons.has(id)) return;
+    this.registryIcons.set(id, '');
+    try {
+      const svg = await this.client.agents.registryIcon(id);
+      if (svg) this.registryIcons.set(id, `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
+    } catch {
+      /* shown without an icon */
+    }
+  }
+
+  /** Installs or updates a registry agent; progress follows as agent:install events. */
+  async installFromRegistry(id: string): Promise<void> {
+    const name = registryInstallName(id);
+    this.installs.set(name, { phase: 'requesting', lines: [], log: '' });
+    try {
+      const r = await this.client.agents.registryInstall(id);
+      const cur = this.installs.get(name);
+      if (cur?.phase === 'requesting') this.installs.set(name, { ...cur, phase: 'running', log: r.log });
+      else if (cur && !cur.log) this.installs.set(name, { ...cur, log: r.log });
+    } catch (e) {
+      this.installs.set(name, { phase: 'failed', lines: [], log: '', ...failure(e) });
+    }
   }
 
   /** Installs the agent's pinned npm package; progress follows as events. */
