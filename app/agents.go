@@ -424,12 +424,19 @@ func (s *Services) agentsRemoveCustom(_ context.Context, a nameArgs) (any, *Erro
 	if e != nil {
 		return nil, e
 	}
-	if _, ok := cfg.AgentServers[a.Name]; !ok {
+	entry, ok := cfg.AgentServers[a.Name]
+	if !ok {
 		return nil, (&Error{Code: CodeNotFound, Message: fmt.Sprintf("there is no custom agent named %q", a.Name)}).why(ReasonAgentUnknown, "agent", a.Name)
 	}
 	delete(cfg.AgentServers, a.Name)
 	if err := runtimes.SaveConfig(s.paths.ConfigFile, cfg); err != nil {
 		return nil, newError(CodeWriteFailed, "%w", err).why(ReasonConfigWriteFailed)
+	}
+	// An agent installed from the ACP Registry goes with its folder.
+	if src := entry.Registry; src != nil {
+		if err := RegistryInstaller(s.paths, s.det).Remove(src.ID, src.Version); err != nil {
+			s.log.Warn("remove a registry agent's folder", "agent", a.Name, "err", err)
+		}
 	}
 	return s.listAgents()
 }

@@ -200,6 +200,13 @@ func TestRegistryInstallFromTheWindow(t *testing.T) {
 		t.Errorf("a failed install left %v", ents)
 	}
 
+	// Removing it removes its folder.
+	var left []app.Agent
+	h.mustCall("agents.removeCustom", map[string]any{"name": "test-agent"}, &left)
+	if _, err := os.Stat(filepath.Join(h.paths.DataDir, "agents", "registry", "test-agent")); !os.IsNotExist(err) {
+		t.Errorf("the removed agent's folder is still there: %v", err)
+	}
+
 	srv.Close()
 	if l = registryListing(t, h, true); !l.Offline || l.FetchError == "" || len(l.Agents) != 3 {
 		t.Errorf("offline: %+v", l)

@@ -362,7 +362,8 @@ func npmBin(dir, name string) (string, error) {
 	return bin, nil
 }
 
-// Remove deletes an installed version's folder.
+// Remove deletes an installed version's folder (and the agent's, when
+// it was the last).
 func (in *Installer) Remove(id, version string) error {
 	if !idRE.MatchString(id) || !versionRE.MatchString(version) {
 		return fmt.Errorf("remove %q %q: not a registry id and version", clip(id), clip(version))
@@ -370,5 +371,6 @@ func (in *Installer) Remove(id, version string) error {
 	if err := os.RemoveAll(in.Dir(id, version)); err != nil {
 		return fmt.Errorf("remove %s %s: %w", id, version, err)
 	}
+	_ = os.Remove(filepath.Join(in.Root, id)) // when no other version is left
 	return nil
 }

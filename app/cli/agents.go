@@ -87,12 +87,14 @@ func (e *env) runAgents(args []string) int {
 			KeyEnv    []string `json:"keyEnv,omitempty"`
 			KeysSet   []string `json:"keysSet,omitempty"` // names only, never values
 			Error     string   `json:"error,omitempty"`
+			// Registry: installed from the ACP Registry (--install).
+			Registry *runtimes.RegistrySource `json:"registry,omitempty"`
 		}
 		rows := make([]row, len(statuses))
 		for i, s := range statuses {
 			rt := s.Runtime
 			rows[i] = row{rt.Name, rt.Title, rt.Command, rt.Args, rt.Builtin, s.Installed, s.Path, s.Hint,
-				rt.LoginHint, rt.KeyEnv, rt.SecretNames(), s.Error}
+				rt.LoginHint, rt.KeyEnv, rt.SecretNames(), s.Error, rt.Registry}
 		}
 		return e.printJSON(rows)
 	}

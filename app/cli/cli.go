@@ -49,7 +49,7 @@ const usage = `mnote — chat with local AI agents over a folder of Markdown not
 With no arguments mnote opens its window; 'mnote FOLDER' opens it on that
 folder, 'mnote NOTE.md' on the note's folder. Commands (no display needed):
   prompt     send a prompt to an agent and stream the answer
-  agents     list the agents mnote knows, installed or not (--check NAME)
+  agents     list the agents mnote knows, installed or not (--check NAME); the ACP Registry's agents (--registry), one installed or updated from it (--install ID)
   sessions   list recorded sessions (sessions delete ID: like rm)
   show       print a session's thread
   search     full-text search over sessions

@@ -105,6 +105,10 @@ func TestAgentsFromRegistry(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "detected (ACP Registry 0.1.0)") {
 		t.Errorf("agents: %s", r.stdout)
 	}
+	r = h.run("agents", "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"registry": {`) || !strings.Contains(r.stdout, `"id": "test-agent"`) {
+		t.Errorf("agents --json: %s", r.stdout)
+	}
 	p := h.run("prompt", "--json", "--agent", "test-agent", acptest.Steps(`{"message":"installed from the registry"}`))
 	if p.code != 0 || p.text() != "installed from the registry" {
 		t.Fatalf("prompt: %d %q %s", p.code, p.text(), p.stderr)
