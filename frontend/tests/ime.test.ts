@@ -104,7 +104,7 @@ describe('key handlers', () => {
 
   it('are found (the scan works)', () => {
     const names = withKeys.map(([p]) => p.split('/').pop());
-    for (const n of ['Composer.svelte', 'FileTree.svelte', 'QuickOpen.svelte', 'PermissionDialog.svelte', 'modal.ts', 'App.svelte']) expect(names).toContain(n);
+    for (const n of ['Composer.svelte', 'FileTree.svelte', 'Picker.svelte', 'PermissionDialog.svelte', 'modal.ts', 'App.svelte']) expect(names).toContain(n);
   });
 
   it.each(withKeys.map(([p, src]) => [p.replace(/^\.\.\/src\//, ''), src]))('%s bails out while composing', (_p, src) => {
