@@ -52,6 +52,7 @@ func (s *Server) sharedRoutes() {
 	m.HandleFunc("PUT /v1/sessions/{id}/members/{account}", s.api(s.setMember))
 	m.HandleFunc("DELETE /v1/sessions/{id}/members/{account}", s.api(s.removeMember))
 	m.HandleFunc("GET /v1/sessions/{id}/roster", s.api(s.getRoster))
+	m.HandleFunc("POST /v1/sessions/{id}/roster", s.api(s.appendRoster))
 	m.HandleFunc("GET /v1/sessions/{id}/entries", s.api(s.listEntries))
 	m.HandleFunc("PUT /v1/sessions/{id}/entries/{seq}", s.api(s.appendEntry))
 	m.HandleFunc("GET /v1/sessions/{id}/lease", s.api(s.getLease))
@@ -229,6 +230,36 @@ func (s *Server) removeMember(w http.ResponseWriter, r *http.Request, p Principa
 	// The removed member's live streams hear it and close.
 	s.hub.ring(id)
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// appendRoster appends one of the owner's signed statements that changes
+// no member (a new epoch) to the roster log.
+func (s *Server) appendRoster(w http.ResponseWriter, r *http.Request, p Principal) error {
+	id, err := sessionID(r)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r, maxStatementBody)
+	if err != nil {
+		return err
+	}
+	var in api.AppendRosterRequest
+	if err := decodeStrict(body, &in, "the body", "statement"); err != nil {
+		return err
+	}
+	if err := checkBlob("statement", in.Statement, maxStatement); err != nil {
+		return err
+	}
+	seq, err := s.store.AppendRoster(r.Context(), p.ID, id, in.Statement, s.now().UTC())
+	if errors.Is(err, ErrForbidden) {
+		return &httpError{http.StatusForbidden, api.CodeForbidden, "only the session's owner signs its roster"}
+	}
+	if err != nil {
+		return memberErr(err)
+	}
+	s.hub.ring(id)
+	writeJSON(w, http.StatusOK, api.RosterStatement{Seq: seq})
 	return nil
 }
 

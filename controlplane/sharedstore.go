@@ -35,6 +35,9 @@ type SharedStore interface {
 	// RemoveMember takes account out of the session, with its lease,
 	// its queued runs and its presence; only the owner may.
 	RemoveMember(ctx context.Context, ownerID, sessionID, account string, statement []byte, now time.Time) error
+	// AppendRoster appends one of the owner's statements that changes no
+	// member (a new epoch) to the roster log; only the owner may.
+	AppendRoster(ctx context.Context, ownerID, sessionID string, statement []byte, now time.Time) (int64, error)
 	// Roster returns up to limit roster statements after seq after.
 	Roster(ctx context.Context, userID, sessionID string, after int64, limit int) (api.RosterPage, error)
 
@@ -363,6 +366,24 @@ func (s *sqlStore) RemoveMember(ctx context.Context, ownerID, sessionID, account
 		return err
 	})
 	return s.wrap("remove member", err)
+}
+
+func (s *sqlStore) AppendRoster(ctx context.Context, ownerID, sessionID string, statement []byte, now time.Time) (int64, error) {
+	var seq int64
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		role, err := s.role(ctx, tx, ownerID, sessionID)
+		if err != nil {
+			return err
+		}
+		if role != api.RoleOwner {
+			return ErrForbidden
+		}
+		if err := s.appendRoster(ctx, tx, ownerID, sessionID, statement, now); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, s.q.rebind("SELECT roster_head FROM shared_sessions WHERE session_id = ?"), sessionID).Scan(&seq)
+	})
+	return seq, s.wrap("append to the roster", err)
 }
 
 func (s *sqlStore) Roster(ctx context.Context, userID, sessionID string, after int64, limit int) (api.RosterPage, error) {

@@ -30,11 +30,15 @@ type Server struct {
 	URL    string
 	Direct string
 	Store  controlplane.Store
+	// DB is the store's URL ("sqlite:PATH" for New).
+	DB string
 
 	t       testing.TB
 	backend *httptest.Server
 	ln      net.Listener
 	wg      sync.WaitGroup
+
+	logs lockedBuffer
 
 	mu       sync.Mutex
 	sent     bytes.Buffer
@@ -77,8 +81,8 @@ func NewOn(t testing.TB, db string) *Server {
 	if err != nil {
 		t.Fatalf("open the control plane store: %v", err)
 	}
-	s := &Server{t: t, Store: st, hung: make(chan Request, 16)}
-	cp := controlplane.NewServer(controlplane.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s := &Server{t: t, Store: st, DB: db, hung: make(chan Request, 16)}
+	cp := controlplane.NewServer(controlplane.Config{Store: st, Logger: slog.New(slog.NewTextHandler(&s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	s.backend = httptest.NewServer(s.wrap(cp))
 	s.Direct = s.backend.URL
 	s.ln, err = net.Listen("tcp", "127.0.0.1:0")
@@ -116,6 +120,26 @@ func (s *Server) AddUser(name string) string {
 		s.t.Fatal(err)
 	}
 	return tok
+}
+
+// Logs returns what the control plane logged (debug level and up).
+func (s *Server) Logs() []byte { return s.logs.bytes() }
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.b.Bytes())
 }
 
 // Inject queues a fault.

@@ -78,6 +78,12 @@ type RemoveMemberRequest struct {
 	Statement []byte `json:"statement"`
 }
 
+// AppendRosterRequest is the body of POST /v1/sessions/{id}/roster: one
+// of the owner's signed statements that changes no member (a new epoch).
+type AppendRosterRequest struct {
+	Statement []byte `json:"statement"`
+}
+
 // RosterStatement is one statement of a session's roster log, in order.
 type RosterStatement struct {
 	Seq       int64     `json:"seq"`

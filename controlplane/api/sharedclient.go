@@ -85,6 +85,15 @@ func (c *Client) Roster(ctx context.Context, id string, after int64) (RosterPage
 	return out, err
 }
 
+// AppendRoster appends one of the owner's signed statements that changes
+// no member (a new epoch after a removal) to the roster log; the answer's
+// Seq is its place.
+func (c *Client) AppendRoster(ctx context.Context, id string, statement []byte) (RosterStatement, error) {
+	var out RosterStatement
+	err := c.do(ctx, http.MethodPost, sessionPath(id, "roster"), AppendRosterRequest{Statement: statement}, http.StatusOK, &out)
+	return out, err
+}
+
 // AppendEntry appends an entry at seq, which must be the log's head + 1:
 // otherwise an *Error with Code CodeConflict and Head set.
 func (c *Client) AppendEntry(ctx context.Context, id string, seq int64, req AppendEntryRequest) (Entry, error) {

@@ -1,0 +1,289 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"mnote/collab/keys"
+	"mnote/collab/projection"
+	"mnote/collab/roster"
+	"mnote/controlplane/api"
+)
+
+// Run statuses, the text of a run's closing status entry.
+const (
+	RunEnded  = "ended"
+	RunFailed = "failed"
+)
+
+// flushEvery coalesces a run's streamed text: about ten appends a second.
+const flushEvery = 100 * time.Millisecond
+
+// RunEvents report a run's waiting.
+type RunEvents struct {
+	// Queued is called with the run's place in the queue while another
+	// run holds the session (1: next).
+	Queued func(position int)
+	// Granted is called once the run holds the lease.
+	Granted func()
+}
+
+// Run is one turn of this account in a shared session: it holds the
+// session's lease and appends the run's projection to the log. Feed it
+// with Add (or a Projector), end it with Finish.
+type Run struct {
+	c     *Client
+	v     *view
+	ID    string
+	turn  int
+	key   keys.EpochKey
+	epoch uint64
+
+	mu      sync.Mutex
+	head    int64
+	answer  string                      // answer text not appended yet
+	tools   map[string]*projection.Tool // latest state of each tool call not appended yet
+	order   []string
+	plan    *projection.Entry
+	err     error // the first control-plane failure: the run failed
+	stop    chan struct{}
+	done    chan struct{}
+	renewed time.Time
+	ttl     time.Duration
+}
+
+// StartRun waits for the session's lease and appends the prompt's
+// projection entry: from then on the run is the session's one turn. A
+// viewer or commenter is refused by the server (ErrRole); a control
+// plane that cannot be reached fails the run before it starts, and the
+// caller keeps the prompt.
+func (c *Client) StartRun(ctx context.Context, id string, prompt projection.Entry, ev RunEvents) (*Run, error) {
+	v, err := c.view(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if v.role != roster.Owner && v.role != roster.Editor {
+		return nil, fmt.Errorf("%s: %w (%s)", id, ErrRole, v.role)
+	}
+	for account, err := range v.blocked {
+		if account != c.account {
+			return nil, err
+		}
+	}
+	key, err := c.epochKey(ctx, v, v.roster.Epoch)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{c: c, v: v, ID: newRunID(), turn: prompt.Turn, key: key, epoch: v.roster.Epoch,
+		tools: map[string]*projection.Tool{}, stop: make(chan struct{}), done: make(chan struct{})}
+	last := -1
+	for {
+		st, err := c.api.RequestLease(ctx, id, r.ID, c.dev.ID())
+		if err != nil {
+			if isStatus(err, api.CodeForbidden) {
+				return nil, fmt.Errorf("%s: %w: %w", id, ErrRole, err)
+			}
+			c.api.ReleaseLease(context.WithoutCancel(ctx), id, r.ID) //nolint:errcheck // out of the queue if it can
+			return nil, fmt.Errorf("the lease of %s: %w", id, err)
+		}
+		if st.Granted {
+			r.renewed = c.now()
+			if st.Lease != nil {
+				r.ttl = st.Lease.ExpiresAt.Sub(st.Lease.GrantedAt)
+			}
+			break
+		}
+		if st.Position != last && ev.Queued != nil {
+			ev.Queued(st.Position)
+		}
+		last = st.Position
+		select {
+		case <-ctx.Done():
+			c.api.ReleaseLease(context.WithoutCancel(ctx), id, r.ID) //nolint:errcheck // out of the queue if it can
+			return nil, ctx.Err()
+		case <-time.After(c.poll):
+		}
+	}
+	if ev.Granted != nil {
+		ev.Granted()
+	}
+	sh, err := c.api.SharedSession(ctx, id)
+	if err == nil {
+		r.head = sh.Head
+		err = r.append(ctx, prompt)
+	}
+	if err != nil {
+		c.api.ReleaseLease(context.WithoutCancel(ctx), id, r.ID) //nolint:errcheck // the run failed
+		return nil, fmt.Errorf("shared session %s: %w", id, err)
+	}
+	go r.loop()
+	return r, nil
+}
+
+func newRunID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return "run-" + hex.EncodeToString(b)
+}
+
+// append seals e and appends it at the log's head + 1 (again after a
+// conflict: a comment may have come in between).
+func (r *Run) append(ctx context.Context, e projection.Entry) error {
+	pt, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	for range 20 {
+		seq := r.head + 1
+		h := keys.Header{SessionID: r.v.id, Epoch: r.epoch, Seq: uint64(seq), AuthorDevice: r.c.dev.ID(), Kind: e.Kind}
+		blob, err := keys.Seal(r.key, h, pt, r.c.dev)
+		if err != nil {
+			return err
+		}
+		_, err = r.c.api.AppendEntry(ctx, r.v.id, seq, api.AppendEntryRequest{Epoch: int64(r.epoch), Kind: e.Kind, RunID: r.ID,
+			AuthorDevice: r.c.dev.ID(), Ciphertext: blob})
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Code == api.CodeConflict && ae.Head != nil {
+			r.head = *ae.Head
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		r.head = seq
+		return nil
+	}
+	return fmt.Errorf("append to %s: the log kept moving", r.v.id)
+}
+
+// Add queues one projection entry of the run: an answer's text is
+// appended (as the new text since the last append) at most about ten
+// times a second; a tool call's latest title, kind and status and the
+// latest plan go with the next append.
+func (r *Run) Add(e projection.Entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.Turn = r.turn
+	switch e.Kind {
+	case projection.KindAnswer:
+		r.answer += e.Text
+	case projection.KindTool:
+		if e.Tool == nil {
+			return
+		}
+		t := *e.Tool
+		if _, ok := r.tools[t.ToolCallID]; !ok {
+			r.order = append(r.order, t.ToolCallID)
+		}
+		r.tools[t.ToolCallID] = &t
+	case projection.KindPlan:
+		r.plan = &e
+	default:
+		r.flushLocked(context.Background())
+		if r.err == nil {
+			if err := r.append(context.Background(), e); err != nil {
+				r.err = err
+			}
+		}
+	}
+}
+
+// flushLocked appends what waits: the answer text, then tool calls, then
+// the plan.
+func (r *Run) flushLocked(ctx context.Context) {
+	if r.err != nil {
+		return
+	}
+	var batch []projection.Entry
+	if r.answer != "" {
+		batch = append(batch, projection.Entry{Kind: projection.KindAnswer, Turn: r.turn, Text: r.answer})
+		r.answer = ""
+	}
+	for _, id := range r.order {
+		batch = append(batch, projection.Entry{Kind: projection.KindTool, Turn: r.turn, Tool: r.tools[id]})
+	}
+	r.order, r.tools = nil, map[string]*projection.Tool{}
+	if r.plan != nil {
+		batch = append(batch, *r.plan)
+		r.plan = nil
+	}
+	for _, e := range batch {
+		if err := r.append(ctx, e); err != nil {
+			r.err = fmt.Errorf("shared session %s: %w", r.v.id, err)
+			return
+		}
+	}
+}
+
+// loop flushes and heartbeats the lease until Finish.
+func (r *Run) loop() {
+	defer close(r.done)
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		r.flushLocked(context.Background())
+		renew := r.err == nil && (r.ttl <= 0 || r.c.now().Sub(r.renewed) > r.ttl/3)
+		r.mu.Unlock()
+		if renew {
+			st, err := r.c.api.RequestLease(context.Background(), r.v.id, r.ID, r.c.dev.ID())
+			r.mu.Lock()
+			switch {
+			case err != nil:
+				r.err = fmt.Errorf("the lease of %s: %w", r.v.id, err)
+			case !st.Granted:
+				r.err = fmt.Errorf("the lease of %s: %w", r.v.id, errors.New("lost to another run"))
+			default:
+				r.renewed = r.c.now()
+			}
+			r.mu.Unlock()
+		}
+	}
+}
+
+// Err is the run's control-plane failure, if any: the run must be shown
+// failed (the prompt kept), not go on locally.
+func (r *Run) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Finish appends what waits and the run's closing status (RunEnded, or
+// RunFailed after the agent's failure), then releases the lease. Its
+// error is the run's control-plane failure, if any.
+func (r *Run) Finish(ctx context.Context, status string) error {
+	close(r.stop)
+	<-r.done
+	r.mu.Lock()
+	r.flushLocked(ctx)
+	if r.err == nil {
+		if err := r.append(ctx, projection.Entry{Kind: api.KindStatus, Turn: r.turn, Text: status}); err != nil {
+			r.err = fmt.Errorf("shared session %s: %w", r.v.id, err)
+		}
+	}
+	err := r.err
+	r.mu.Unlock()
+	if _, rerr := r.c.api.ReleaseLease(context.WithoutCancel(ctx), r.v.id, r.ID); rerr != nil && err == nil {
+		err = fmt.Errorf("the lease of %s: %w", r.v.id, rerr)
+	}
+	return err
+}
+
+// Head is the seq of the run's last append.
+func (r *Run) Head() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.head
+}

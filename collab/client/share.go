@@ -1,0 +1,289 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"mnote/collab/keys"
+	"mnote/collab/roster"
+	"mnote/controlplane/api"
+)
+
+// view is a session as this client verified it just now.
+type view struct {
+	id     string
+	owner  *roster.DeviceList
+	roster *roster.Roster
+	role   roster.Role
+	// lists are the members' device lists (the owner's too), verified;
+	// blocked names the accounts whose changed devices are not accepted.
+	lists   map[string]*roster.DeviceList
+	blocked map[string]error
+}
+
+// view fetches and verifies a session's roster: the owner is the one
+// pinned for it (the server's word the first time), the chain must extend
+// the one seen before, and every member's device list is verified.
+func (c *Client) view(ctx context.Context, id string) (*view, error) {
+	cp, owner, haveCP := c.checkpoint(id)
+	sh, err := c.api.SharedSession(ctx, id)
+	if err != nil {
+		if isStatus(err, api.CodeNotFound) && owner != "" {
+			return nil, fmt.Errorf("%s: %w", id, ErrRevoked)
+		}
+		return nil, fmt.Errorf("shared session %s: %w", id, err)
+	}
+	if owner == "" {
+		owner = sh.Owner
+	} else if owner != sh.Owner {
+		return nil, fmt.Errorf("shared session %s: %w: %q, the server says %q", id, ErrOwnerChanged, owner, sh.Owner)
+	}
+	var blobs [][]byte
+	var after int64
+	for {
+		page, err := c.api.Roster(ctx, id, after)
+		if err != nil {
+			return nil, fmt.Errorf("roster of %s: %w", id, err)
+		}
+		for _, s := range page.Statements {
+			blobs = append(blobs, s.Statement)
+			after = s.Seq
+		}
+		if len(page.Statements) == 0 || after >= page.Head {
+			break
+		}
+	}
+	v := &view{id: id, lists: map[string]*roster.DeviceList{}, blocked: map[string]error{}}
+	v.owner, err = c.DeviceList(ctx, owner)
+	if v.owner == nil {
+		return nil, err
+	}
+	if err != nil {
+		v.blocked[owner] = err
+	}
+	if v.roster, err = roster.Verify(blobs, v.owner); err != nil {
+		return nil, fmt.Errorf("roster of %s: %w", id, err)
+	}
+	if v.roster.SessionID != id {
+		return nil, fmt.Errorf("roster of %s: %w", id, roster.ErrBrokenChain)
+	}
+	if haveCP {
+		if err := v.roster.Extends(cp); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.keepCheckpoint(id, owner, v.roster.Checkpoint()); err != nil {
+		return nil, err
+	}
+	v.lists[owner] = v.owner
+	for _, m := range v.roster.Members() {
+		if m.Account == owner {
+			continue
+		}
+		l, err := c.DeviceList(ctx, m.Account)
+		if l == nil {
+			// A member without a usable list: its entries cannot be
+			// opened and no key goes to it.
+			v.blocked[m.Account] = err
+			continue
+		}
+		v.lists[m.Account] = l
+		if err != nil {
+			v.blocked[m.Account] = err
+		}
+	}
+	v.role, _ = v.roster.Role(c.account)
+	return v, nil
+}
+
+// Share turns one of this account's synced sessions into a shared one
+// with this account as owner: the first signed roster statement and the
+// first epoch's key, wrapped for this account's devices. Sharing a shared
+// session again changes nothing.
+func (c *Client) Share(ctx context.Context, id string) error {
+	own, err := c.Register(ctx)
+	if err != nil {
+		return err
+	}
+	if sh, err := c.api.SharedSession(ctx, id); err == nil {
+		if sh.Owner != c.account {
+			return fmt.Errorf("%s: %w", id, ErrNotOwner)
+		}
+	} else if isStatus(err, api.CodeNotFound) {
+		stmt, err := roster.NewSession(c.dev, own, id, c.now())
+		if err != nil {
+			return err
+		}
+		if _, err := c.api.ShareSession(ctx, id, stmt); err != nil {
+			return fmt.Errorf("share %s: %w", id, err)
+		}
+	} else {
+		return fmt.Errorf("share %s: %w", id, err)
+	}
+	v, err := c.view(ctx, id)
+	if err != nil {
+		return err
+	}
+	return c.wrapKeys(ctx, v)
+}
+
+// ownerView is the view of a session this device may change.
+func (c *Client) ownerView(ctx context.Context, id string) (*view, error) {
+	v, err := c.view(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if v.roster.Owner != c.account {
+		return nil, fmt.Errorf("%s: %w", id, ErrNotOwner)
+	}
+	if _, ok := v.owner.Device(c.dev.ID()); !ok {
+		return nil, ErrNotPaired
+	}
+	return v, nil
+}
+
+// SetMember gives account a role (editor, commenter, viewer) in the
+// session, signed by this (owner) device, and wraps the current epoch's
+// key for the account's devices. A member whose devices changed since
+// they were pinned gets the role but no key until AcceptKeys; the
+// returned error is then a *roster.KeyChangedError.
+func (c *Client) SetMember(ctx context.Context, id, account string, role roster.Role) error {
+	if role == roster.Owner || !role.Valid() {
+		return fmt.Errorf("role %q: %w", role, roster.ErrBadRole)
+	}
+	v, err := c.ownerView(ctx, id)
+	if err != nil {
+		return err
+	}
+	var stmt []byte
+	if _, ok := v.roster.Role(account); ok {
+		stmt, err = v.roster.SetRole(c.dev, account, role, c.now())
+	} else {
+		stmt, err = v.roster.Add(c.dev, account, role, c.now())
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := c.api.SetMember(ctx, id, account, string(role), stmt); err != nil {
+		return fmt.Errorf("members of %s: %w", id, err)
+	}
+	if v, err = c.view(ctx, id); err != nil {
+		return err
+	}
+	return c.wrapKeys(ctx, v)
+}
+
+// RemoveMember takes account out of the session and starts a new epoch
+// whose key is wrapped only for the remaining members' devices.
+func (c *Client) RemoveMember(ctx context.Context, id, account string) error {
+	v, err := c.ownerView(ctx, id)
+	if err != nil {
+		return err
+	}
+	stmt, err := v.roster.Remove(c.dev, account, c.now())
+	if err != nil {
+		return err
+	}
+	if err := c.api.RemoveMember(ctx, id, account, stmt); err != nil {
+		return fmt.Errorf("members of %s: %w", id, err)
+	}
+	return c.newEpoch(ctx, id)
+}
+
+// newEpoch signs a new epoch of the session and wraps its key for the
+// devices of its members now.
+func (c *Client) newEpoch(ctx context.Context, id string) error {
+	v, err := c.ownerView(ctx, id)
+	if err != nil {
+		return err
+	}
+	stmt, err := v.roster.NewEpoch(c.dev, c.now())
+	if err != nil {
+		return err
+	}
+	if _, err := c.api.AppendRoster(ctx, id, stmt); err != nil {
+		return fmt.Errorf("new epoch of %s: %w", id, err)
+	}
+	if v, err = c.view(ctx, id); err != nil {
+		return err
+	}
+	return c.wrapKeys(ctx, v)
+}
+
+// wrapKeys wraps the current epoch's key (made now if this owner device
+// has none) for every device of every member whose devices are not
+// blocked, and uploads the envelopes. The first blocked account's error
+// is returned after the others got theirs.
+func (c *Client) wrapKeys(ctx context.Context, v *view) error {
+	epoch := v.roster.Epoch
+	key, ok := c.heldKey(v.id, epoch)
+	if !ok {
+		key = keys.NewEpochKey()
+		if err := c.keepKey(v.id, epoch, key); err != nil {
+			return err
+		}
+	}
+	var envs []api.KeyEnvelope
+	var blocked error
+	for _, m := range v.roster.Members() {
+		if err := v.blocked[m.Account]; err != nil {
+			blocked = errors.Join(blocked, err)
+			continue
+		}
+		if err := c.pins.Blocked(m.Account); err != nil && m.Account != c.account {
+			blocked = errors.Join(blocked, err)
+			continue
+		}
+		for _, d := range v.lists[m.Account].Devices() {
+			env, err := keys.WrapEpochKey(c.dev, key, d, v.id, epoch)
+			if err != nil {
+				return err
+			}
+			envs = append(envs, api.KeyEnvelope{Epoch: int64(epoch), Account: m.Account, Device: d.DeviceID, Envelope: env})
+		}
+	}
+	if len(envs) > 0 {
+		if err := c.api.PutKeys(ctx, v.id, int64(epoch), envs); err != nil {
+			return fmt.Errorf("keys of %s: %w", v.id, err)
+		}
+	}
+	return blocked
+}
+
+// epochKey is this device's key for an epoch of the session: the one
+// kept, or one of its envelopes unwrapped (the wrapper must be an owner
+// device).
+func (c *Client) epochKey(ctx context.Context, v *view, epoch uint64) (keys.EpochKey, error) {
+	if k, ok := c.heldKey(v.id, epoch); ok {
+		return k, nil
+	}
+	envs, err := c.api.Keys(ctx, v.id, c.dev.ID(), int64(epoch)-1)
+	if err != nil {
+		return keys.EpochKey{}, fmt.Errorf("keys of %s: %w", v.id, err)
+	}
+	var last error = ErrNoKey
+	for _, e := range envs {
+		if uint64(e.Epoch) != epoch || e.Device != c.dev.ID() {
+			continue
+		}
+		// The envelope names no wrapper: any owner device may be it, and
+		// a key wrapped by anyone else does not unwrap (ErrWrongAuthor).
+		for _, d := range v.owner.Devices() {
+			w, err := v.roster.KeyWrapper(d.DeviceID)
+			if err != nil {
+				continue
+			}
+			k, err := keys.UnwrapEpochKey(c.dev, w, v.id, epoch, e.Envelope)
+			if err != nil {
+				last = err
+				continue
+			}
+			if err := c.keepKey(v.id, epoch, k); err != nil {
+				return k, err
+			}
+			return k, nil
+		}
+	}
+	return keys.EpochKey{}, fmt.Errorf("%s epoch %d: %w", v.id, epoch, last)
+}

@@ -1,0 +1,61 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// A shared session's entries are recorded by seq: syncing again records
+// nothing twice, a gap is refused (an entry would be lost), an entry that
+// could not be opened is kept as such, and the thread is what it was.
+func TestSharedEntriesRecordedOnceBySeq(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	w, err := CreateTranscript(path, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newScript(w, "s1")
+	s.start("shared", "/tmp/ws", 1)
+	s.prompt("mine")
+	s.answer("agent_message_chunk", "an answer", 4)
+	recs := []SharedEntryRecord{
+		{Seq: 1, Epoch: 1, Kind: "prompt", Actor: "ada", Entry: json.RawMessage(`{"kind":"prompt","text":"hi"}`)},
+		{Seq: 2, Epoch: 1, Kind: "answer", Actor: "ada", Entry: json.RawMessage(`{"kind":"answer","text":"yo"}`)},
+		{Seq: 3, Epoch: 2, Kind: "prompt", Actor: "bob", Unreadable: "no_key"},
+	}
+	head, err := AppendSharedEntries(w, 0, recs[:2])
+	if err != nil || head != 2 {
+		t.Fatalf("head %d, %v", head, err)
+	}
+	if head, err = AppendSharedEntries(w, head, recs); err != nil || head != 3 {
+		t.Fatalf("again: head %d, %v", head, err)
+	}
+	if _, err := AppendSharedEntries(w, head, []SharedEntryRecord{{Seq: 5, Kind: "answer"}}); !errors.Is(err, ErrSharedGap) {
+		t.Fatalf("a gap: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSharedEntries(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[2].Unreadable != "no_key" || got[1].Actor != "ada" {
+		t.Fatalf("recorded %+v", got)
+	}
+	if h, _ := SharedHead(path); h != 3 {
+		t.Fatalf("SharedHead %d", h)
+	}
+	th, info, _, err := LoadThread(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Turns != 1 || len(th.Snapshot().Entries) != 2 {
+		t.Fatalf("the thread changed: %d turns, %d entries", info.Turns, len(th.Snapshot().Entries))
+	}
+	if es, err := ReadSharedEntries(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || es != nil {
+		t.Fatalf("missing file: %v %v", es, err)
+	}
+}
