@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -62,6 +63,9 @@ type Installer struct {
 	// Platform is the registry's platform name; "" is this computer's.
 	Platform string
 	Limits   Limits
+	// IdleTimeout gives up a download that receives nothing for that
+	// long; 0 is a minute.
+	IdleTimeout time.Duration
 	// Progress is told each step; may be nil.
 	Progress func(Progress)
 	// Log receives the tools' whole output; may be nil.
@@ -239,7 +243,7 @@ func (in *Installer) installArchive(ctx context.Context, dir string, b Binary) e
 		c = &http.Client{}
 	}
 	in.progress(Progress{Phase: "download", Total: -1})
-	err = download(ctx, c, b.Archive, io.MultiWriter(f, h), lim.Download, func(done, total int64) {
+	err = downloadIdle(ctx, c, b.Archive, io.MultiWriter(f, h), lim.Download, in.IdleTimeout, func(done, total int64) {
 		in.progress(Progress{Phase: "download", Done: done, Total: total})
 	})
 	if err != nil {
@@ -352,6 +356,9 @@ func npmBin(dir, name string) (string, error) {
 			name, strings.Join(slices.Sorted(maps.Keys(bins)), ", "), short)
 	}
 	bin = path.Base(bin)
+	if runtime.GOOS == "windows" {
+		bin += ".cmd" // npm's shim there
+	}
 	p := filepath.Join(dir, "node_modules", ".bin", bin)
 	if _, err := os.Stat(p); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ulikunitz/xz"
 
@@ -361,4 +362,26 @@ func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
 	return ctx, cancel
+}
+
+// A server that stops sending mid-download does not hold the install.
+func TestInstallStalledDownload(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100000")
+		w.Write(make([]byte, 100))
+		w.(http.Flusher).Flush()
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	in := newInstaller(t)
+	in.IdleTimeout = 300 * time.Millisecond
+	_, err := in.Install(t.Context(), binaryAgent("tool", "1.0.0", srv.URL+"/a.tar.gz", "agent", ""))
+	if !errors.Is(err, registry.ErrStalled) {
+		t.Fatalf("stalled download: %v", err)
+	}
+	if l := leftovers(t, in, "tool"); len(l) > 0 {
+		t.Errorf("left behind: %v", l)
+	}
 }

@@ -209,9 +209,41 @@ func (s *Source) get(ctx context.Context, u string, limit int64, progress func(d
 	return buf.Bytes(), nil
 }
 
+// idleTimeout is how long a download may go without a byte before it is
+// given up (a stalled server would otherwise hold an install for good).
+const idleTimeout = 60 * time.Second
+
+// ErrStalled reports a download that received nothing for too long.
+var ErrStalled = errors.New("the download stalled")
+
 // download copies a URL's body to w, at most limit bytes. A body shorter
-// than its announced length is an error (a truncated download).
+// than its announced length is an error (a truncated download), and so is
+// one that sends nothing for idle (idleTimeout when 0).
 func download(ctx context.Context, c *http.Client, u string, w io.Writer, limit int64, progress func(done, total int64)) error {
+	return downloadIdle(ctx, c, u, w, limit, 0, progress)
+}
+
+func downloadIdle(ctx context.Context, c *http.Client, u string, w io.Writer, limit int64, idle time.Duration, progress func(done, total int64)) error {
+	if idle <= 0 {
+		idle = idleTimeout
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watchdog := time.AfterFunc(idle, func() { cancel(fmt.Errorf("%w: nothing received for %s", ErrStalled, idle)) })
+	defer watchdog.Stop()
+	err := fetchTo(ctx, c, u, w, limit, func(done, total int64) {
+		watchdog.Reset(idle)
+		if progress != nil {
+			progress(done, total)
+		}
+	})
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrStalled) {
+		return fmt.Errorf("%s: %w", u, cause)
+	}
+	return err
+}
+
+func fetchTo(ctx context.Context, c *http.Client, u string, w io.Writer, limit int64, progress func(done, total int64)) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
@@ -241,7 +273,7 @@ func download(ctx context.Context, c *http.Client, u string, w io.Writer, limit 
 				return err
 			}
 			n += int64(m)
-			if progress != nil && time.Since(last) > 100*time.Millisecond {
+			if time.Since(last) > 100*time.Millisecond {
 				progress(n, resp.ContentLength)
 				last = time.Now()
 			}
@@ -256,8 +288,6 @@ func download(ctx context.Context, c *http.Client, u string, w io.Writer, limit 
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
 		return fmt.Errorf("%s: the download broke off after %d of %d bytes", u, n, resp.ContentLength)
 	}
-	if progress != nil {
-		progress(n, resp.ContentLength)
-	}
+	progress(n, resp.ContentLength)
 	return nil
 }
