@@ -27,7 +27,7 @@ func (c *Client) DeviceList(ctx context.Context, account string) (*roster.Device
 		return nil, fmt.Errorf("devices of %q: %w", account, err)
 	}
 	if account != c.account {
-		if err := c.pins.Check(account, l.Devices()); err != nil {
+		if err := c.pins.Check(l); err != nil {
 			return l, err
 		}
 	}
@@ -127,7 +127,7 @@ func (c *Client) AcceptKeys(ctx context.Context, account string) error {
 	if l == nil {
 		return err
 	}
-	return c.pins.Accept(account, l.Devices())
+	return c.pins.Accept(l)
 }
 
 // RemoveDevice takes one of the account's devices out of its list (this

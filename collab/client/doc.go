@@ -43,9 +43,11 @@
 // machine joins by pairing (Pair on a machine already listed, Join on the
 // new one): both show the same 12-digit code, the person confirms it on
 // both, the listed device signs the new one into the list and sends it a
-// bundle of every epoch key it holds. Other accounts' device sets are
-// pinned on first use (roster.Pins): a changed set blocks wrapping keys
-// for, and running turns with, that account until AcceptKeys.
+// bundle of every epoch key it holds. Other accounts' device lists are
+// pinned on first use (roster.Pins): a device the account's own devices
+// signed in passes; a list that does not continue the pinned one blocks
+// wrapping keys for, and running turns with, that account until
+// AcceptKeys.
 //
 // Each epoch of a session has a content key, wrapped by an owner device
 // for every device of every member; removing a member or a device starts a

@@ -52,9 +52,14 @@
 //
 // # Pinning
 //
-// Pins remembers, per account, the fingerprint of the device set last
-// accepted (trust on first use). When the set changes, Check returns a
-// *KeyChangedError and Blocked keeps returning it until the person accepts
-// the new devices (Accept, ideally after comparing safety numbers): the
-// caller must not seal anything for that account's devices meanwhile.
+// Pins remembers, per account, where its verified device list stood when
+// the person last accepted it (the chain's Checkpoint, trust on first use)
+// and the fingerprint of its devices. A list that continues the pinned
+// chain passes without asking: the account's own devices signed the
+// change, as a cross-signed device passes in Matrix. A list that does not
+// continue it — a chain the server started for the account itself, or an
+// older state — is a *KeyChangedError, and Blocked keeps returning it
+// until the person accepts the new list (Accept, ideally after comparing
+// safety numbers): the caller must not seal anything for that account's
+// devices meanwhile.
 package roster

@@ -44,7 +44,7 @@ func TestSharedSessionFlow(t *testing.T) {
 
 	// ada pins bob on first use, shares a session with him
 	pins := must(roster.OpenPins(filepath.Join(t.TempDir(), "pins.json")))
-	if err := pins.Check("bob", bobList.Devices()); err != nil {
+	if err := pins.Check(bobList); err != nil {
 		t.Fatal(err)
 	}
 	chain := [][]byte{must(roster.NewSession(laptop, adaList, "s1", at(3)))}

@@ -2,6 +2,7 @@ package roster
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,9 +38,34 @@ func (e *KeyChangedError) Is(target error) bool { return target == ErrKeyChanged
 
 // pin is what is remembered of one account.
 type pin struct {
-	Devices  []string `json:"devices"`           // the accepted device ids, sorted
-	Verified bool     `json:"verified"`          // the person compared safety numbers for this set
-	Pending  []string `json:"pending,omitempty"` // a different set seen and not accepted yet
+	Devices  []string `json:"devices"`  // the accepted device ids, sorted
+	Chain    chainPin `json:"chain"`    // where the accepted device list stood
+	Verified bool     `json:"verified"` // the person compared safety numbers for this list
+	// Pending is a list seen that does not continue the accepted one, not
+	// accepted yet.
+	Pending      []string  `json:"pending,omitempty"`
+	PendingChain *chainPin `json:"pendingChain,omitempty"`
+}
+
+// chainPin is a Checkpoint as the pins file keeps it.
+type chainPin struct {
+	Len  uint64 `json:"len"`
+	Head string `json:"head"` // hex
+}
+
+func pinOf(cp Checkpoint) chainPin {
+	return chainPin{Len: cp.Len, Head: hex.EncodeToString(cp.Head[:])}
+}
+
+func (c chainPin) checkpoint() (Checkpoint, bool) {
+	var cp Checkpoint
+	b, err := hex.DecodeString(c.Head)
+	if err != nil || len(b) != len(cp.Head) || c.Len == 0 {
+		return Checkpoint{}, false
+	}
+	cp.Len = c.Len
+	copy(cp.Head[:], b)
+	return cp, true
 }
 
 // pinsFile is the JSON of the pins file.
@@ -56,6 +82,10 @@ type Pins struct {
 	mu   sync.Mutex
 	m    map[string]pin
 }
+
+// pinsVersion is the pins file's format: 2 pins the device list's chain
+// (1, a device set alone, is refused as corrupt: no release wrote it).
+const pinsVersion = 2
 
 // maxPinsFile bounds what OpenPins reads.
 const maxPinsFile = 16 << 20
@@ -93,11 +123,11 @@ func OpenPins(path string) (*Pins, error) {
 	if err := dec.Decode(&pf); err != nil || dec.More() || len(b) > maxPinsFile {
 		return nil, fmt.Errorf("open pins %s: %w: %v", path, ErrPinsCorrupt, err)
 	}
-	if pf.Version != 1 {
+	if pf.Version != pinsVersion {
 		return nil, fmt.Errorf("open pins %s: %w: version %d", path, ErrPinsCorrupt, pf.Version)
 	}
 	for a, pn := range pf.Accounts {
-		if len(pn.Devices) == 0 {
+		if _, ok := pn.Chain.checkpoint(); len(pn.Devices) == 0 || !ok {
 			return nil, fmt.Errorf("open pins %s: %w: %q without devices", path, ErrPinsCorrupt, a)
 		}
 		slices.Sort(pn.Devices)
@@ -113,7 +143,7 @@ func OpenPins(path string) (*Pins, error) {
 
 // save writes the store; the caller holds mu.
 func (p *Pins) save() error {
-	b, err := json.MarshalIndent(pinsFile{Version: 1, Accounts: p.m}, "", "  ")
+	b, err := json.MarshalIndent(pinsFile{Version: pinsVersion, Accounts: p.m}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save pins: %w", err)
 	}
@@ -147,32 +177,36 @@ func changed(account string, old, now []string) *KeyChangedError {
 	return e
 }
 
-// Check compares account's devices (from its verified device list) with
-// the pinned set. An account seen for the first time is pinned (trust on
-// first use) and nil returned; the same set is nil; a different set is a
-// *KeyChangedError, remembered so that Blocked returns it too until Accept.
-func (p *Pins) Check(account string, devices []keys.DevicePublic) error {
-	ids := deviceIDs(devices)
-	if len(ids) == 0 {
-		return fmt.Errorf("check pins of %q: %w", account, ErrNoDeviceList)
+// Check compares an account's verified device list with the one pinned.
+// An account seen for the first time is pinned (trust on first use) and
+// nil returned. A list that continues the pinned one (the same chain,
+// perhaps longer: devices the account's own devices signed in or out) is
+// pinned as it now stands and nil returned, the safety number compared
+// still counting. A list that does not continue it (another chain, or a
+// shorter one: a server showing devices of its own making, or an old
+// state) is a *KeyChangedError, remembered so that Blocked returns it too
+// until Accept.
+func (p *Pins) Check(l *DeviceList) error {
+	if l == nil || len(l.Devices()) == 0 {
+		return fmt.Errorf("check pins: %w", ErrNoDeviceList)
 	}
+	account, ids, cp := l.Account, deviceIDs(l.Devices()), l.Checkpoint()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pn, ok := p.m[account]
-	switch {
-	case !ok:
-		p.m[account] = pin{Devices: ids}
+	if !ok {
+		p.m[account] = pin{Devices: ids, Chain: pinOf(cp)}
 		return p.save()
-	case slices.Equal(pn.Devices, ids):
-		if pn.Pending != nil {
-			pn.Pending = nil
-			p.m[account] = pn
-			return p.save()
-		}
-		return nil
 	}
-	if !slices.Equal(pn.Pending, ids) {
-		pn.Pending = ids
+	if old, _ := pn.Chain.checkpoint(); l.Extends(old) == nil {
+		if pn.Pending == nil && pn.Chain == pinOf(cp) {
+			return nil
+		}
+		p.m[account] = pin{Devices: ids, Chain: pinOf(cp), Verified: pn.Verified}
+		return p.save()
+	}
+	if next := pinOf(cp); pn.PendingChain == nil || *pn.PendingChain != next {
+		pn.Pending, pn.PendingChain = ids, &next
 		p.m[account] = pn
 		if err := p.save(); err != nil {
 			return err
@@ -193,32 +227,35 @@ func (p *Pins) Blocked(account string) error {
 	return changed(account, pn.Devices, pn.Pending)
 }
 
-// Accept pins devices as account's set, after the person accepted the
-// change; Verified is cleared until they compare safety numbers again.
-func (p *Pins) Accept(account string, devices []keys.DevicePublic) error {
-	ids := deviceIDs(devices)
-	if len(ids) == 0 {
-		return fmt.Errorf("accept pins of %q: %w", account, ErrNoDeviceList)
+// Accept pins an account's device list as it stands, after the person
+// accepted a change; Verified is cleared until they compare safety
+// numbers again.
+func (p *Pins) Accept(l *DeviceList) error {
+	if l == nil || len(l.Devices()) == 0 {
+		return fmt.Errorf("accept pins: %w", ErrNoDeviceList)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.m[account] = pin{Devices: ids}
+	p.m[l.Account] = pin{Devices: deviceIDs(l.Devices()), Chain: pinOf(l.Checkpoint())}
 	return p.save()
 }
 
-// MarkVerified records that the person compared safety numbers for
-// account's devices; it fails with a *KeyChangedError if they are not the
-// pinned ones.
-func (p *Pins) MarkVerified(account string, devices []keys.DevicePublic) error {
-	ids := deviceIDs(devices)
+// MarkVerified records that the person compared safety numbers for an
+// account's device list; it fails with a *KeyChangedError if the list is
+// not the pinned one.
+func (p *Pins) MarkVerified(l *DeviceList) error {
+	if l == nil || len(l.Devices()) == 0 {
+		return fmt.Errorf("verify pins: %w", ErrNoDeviceList)
+	}
+	ids := deviceIDs(l.Devices())
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pn, ok := p.m[account]
-	if !ok || !slices.Equal(pn.Devices, ids) {
-		return changed(account, pn.Devices, ids)
+	pn, ok := p.m[l.Account]
+	if !ok || pn.Chain != pinOf(l.Checkpoint()) {
+		return changed(l.Account, pn.Devices, ids)
 	}
 	pn.Verified = true
-	p.m[account] = pn
+	p.m[l.Account] = pn
 	return p.save()
 }
 
