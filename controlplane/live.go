@@ -125,9 +125,15 @@ type liveStream struct {
 var errRevoked = errors.New("no longer a member")
 
 // end closes the stream for err: "revoked" when the caller was removed
-// (or the session deleted, which a read may meet as a failure), a log
-// line for a store failure (the client reconnects with after).
+// (or the session deleted, which a read may meet as a failure), nothing
+// when the client has left, a log line for a store failure (the client
+// reconnects with after).
 func (ls *liveStream) end(ctx context.Context, err error) {
+	if ctx.Err() != nil && !errors.Is(err, errRevoked) {
+		// The client left while the stream read: its request's context
+		// ended that read, not the store.
+		err = errClientGone
+	}
 	if !errors.Is(err, errRevoked) && !errors.Is(err, errClientGone) {
 		if _, rerr := ls.s.store.Role(ctx, ls.p.ID, ls.id); errors.Is(rerr, ErrNotFound) {
 			err = errRevoked

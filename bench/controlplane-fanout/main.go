@@ -121,7 +121,7 @@ func run(ctx context.Context, cfg fanout.Config, reference bool, server string, 
 		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "run\tclients\tkilled\tturns\tappended\tappends/s\tdelivered\tlost\tdup\tcorrupt\tp50 ms\tp99 ms\tmax ms\treconnects\tretries\t\n")
+	fmt.Fprintf(tw, "run\tclients\tkilled\tturns\tappended\tappends/s\tdelivered\tlost\tdup\tcorrupt\tp50 ms\tp99 ms\tmax ms\treconnects\tretries\tfound committed\t\n")
 	ok := true
 	for _, r := range runs {
 		x := r.res
@@ -129,9 +129,9 @@ func run(ctx context.Context, cfg fanout.Config, reference bool, server string, 
 		if x.Killed {
 			killed = fmt.Sprintf("1 (%d clients)", x.KilledClients)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%.0f\t%d/%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t\n", r.name, x.Clients, killed, x.Turns,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%.0f\t%d/%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t\n", r.name, x.Clients, killed, x.Turns,
 			x.Appended, x.AppendRate(), x.Delivered, x.Expected, x.Lost, x.Duplicated, x.Corrupt,
-			ms(x.P50), ms(x.P99), ms(x.Max), x.Reconnects, x.Retries)
+			ms(x.P50), ms(x.P99), ms(x.Max), x.Reconnects, x.Retries, x.Recovered)
 		ok = ok && x.OK()
 	}
 	tw.Flush()

@@ -33,9 +33,9 @@ type client struct {
 	last   int64
 	holder string // the run holding the lease, as the stream last said
 
-	dups, reconnects               int // the stream goroutine's
-	retries, leaseLost, turnsTaken int // the turn goroutine's
-	bytes                          int64
+	dups, reconnects                          int // the stream goroutine's
+	retries, recovered, leaseLost, turnsTaken int // the turn goroutine's
+	bytes                                     int64
 }
 
 type received struct {
@@ -298,6 +298,7 @@ func (c *client) append(ctx context.Context, run, kind string, size int) (bool, 
 					return false, err
 				}
 				if mine {
+					c.recovered++
 					c.accepted(seq, h, len(blob), false)
 					return true, nil
 				}

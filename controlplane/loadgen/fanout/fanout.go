@@ -55,6 +55,7 @@ type Result struct {
 	Samples                      int           // latencies measured
 	Reconnects                   int           // live streams re-opened after a break
 	Retries                      int           // appends sent again after a transport error
+	Recovered                    int           // of those, found committed by the try whose answer was lost
 	LeaseLost                    int           // turns cut short by a lost lease (lease_required)
 	Turns                        int           // turns taken
 	Bytes                        int64         // ciphertext bytes appended
@@ -336,6 +337,7 @@ func (r *runner) tally(res *Result, logs [][]api.Entry) {
 		for _, c := range ss.members {
 			res.Reconnects += c.reconnects
 			res.Retries += c.retries
+			res.Recovered += c.recovered
 			res.LeaseLost += c.leaseLost
 			res.Turns += c.turnsTaken
 			res.Bytes += c.bytes
