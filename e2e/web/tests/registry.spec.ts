@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { expect, openApp, sendSteps, test, TESTAGENT, thread, waitTurnEnd } from './fixtures';
+import { expect, openApp, OUT, sendSteps, test, TESTAGENT, thread, waitTurnEnd } from './fixtures';
 import { agentRow } from './settings-helpers';
 
 const PLATFORM = (() => {
@@ -18,6 +18,8 @@ const PLATFORM = (() => {
   const plat = ({ linux: 'linux', darwin: 'darwin' } as Record<string, string>)[process.platform];
   return arch && plat ? `${plat}-${arch}` : '';
 })();
+
+const SHOTS = path.join(process.env.MNOTE_E2E_SHOTS || OUT, 'screens');
 
 let server: http.Server;
 let tmp = '';
@@ -94,12 +96,14 @@ test('install an agent from the ACP Registry and start a session with it', async
   await expect(row).toContainText('MIT');
   await expect(row).toContainText("mnote's scriptable test agent");
   const icon = row.getByRole('img', { name: 'Registry Test Agent icon' });
-  await expect(icon).toHaveAttribute('src', /^data:image\/svg\+xml/);
+  await expect(icon).toHaveAttribute('style', /url\("data:image\/svg\+xml/);
 
   await row.getByRole('button', { name: 'Install' }).click();
   await expect(row).toContainText('Installed as test-agent.', { timeout: 30_000 });
   await expect(row).toContainText('Installed 0.1.0');
   await expect(row.getByRole('button', { name: 'Install' })).toHaveCount(0);
+  await section.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'registry.png') });
 
   // It is an agent of the list now, marked as the registry's, and ready.
   const agent = agentRow(page, 'Registry Test Agent');
