@@ -7,9 +7,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"mnote/acp/runtimes"
 )
+
+// configMu serializes InstallAgent's read-modify-write of config.json.
+var configMu sync.Mutex
 
 // Entry is a registry agent with what this computer has of it.
 type Entry struct {
@@ -123,6 +127,10 @@ func InstallAgent(ctx context.Context, in *Installer, configPath string, a Agent
 	if err != nil {
 		return "", Installed{}, err
 	}
+	// Two installs ending at once must not each write config.json over
+	// the other's entry.
+	configMu.Lock()
+	defer configMu.Unlock()
 	cfg, err := runtimes.LoadConfig(configPath)
 	if err != nil {
 		return "", Installed{}, fmt.Errorf("installed %s, but: %w", a.Name, err)

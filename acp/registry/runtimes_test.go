@@ -1,8 +1,10 @@
 package registry_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"mnote/acp/registry"
@@ -70,5 +72,30 @@ func TestRuntimeNameAvoidsPresetsAndOwnEntries(t *testing.T) {
 		if got := registry.RuntimeName(cfg, id); got != want {
 			t.Errorf("RuntimeName(%s) = %q, want %q", id, got, want)
 		}
+	}
+}
+
+// Installs that end at once all land in config.json.
+func TestInstallAgentsAtOnce(t *testing.T) {
+	files := map[string][]byte{}
+	for i := range 6 {
+		files[fmt.Sprintf("/a%d/tool", i)] = []byte(script)
+	}
+	srv, _ := serve(t, files)
+	in := newInstaller(t)
+	config := filepath.Join(t.TempDir(), "config.json")
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			a := binaryAgent(fmt.Sprintf("tool%d", i), "1.0.0", fmt.Sprintf("%s/a%d/tool", srv.URL, i), "tool", "")
+			if _, _, err := registry.InstallAgent(t.Context(), in, config, a); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	cfg, err := runtimes.LoadConfig(config)
+	if err != nil || len(cfg.AgentServers) != 6 {
+		t.Fatalf("%d entries, %v", len(cfg.AgentServers), err)
 	}
 }
