@@ -65,10 +65,17 @@ type Result struct {
 }
 
 // AppendRate is the accepted appends per second.
-func (r Result) AppendRate() float64 { return float64(r.Appended) / r.Elapsed.Seconds() }
+func (r Result) AppendRate() float64 { return perSecond(r.Appended, r.Elapsed) }
 
 // DeliveryRate is the deliveries per second.
-func (r Result) DeliveryRate() float64 { return float64(r.Delivered) / r.Elapsed.Seconds() }
+func (r Result) DeliveryRate() float64 { return perSecond(r.Delivered, r.Elapsed) }
+
+func perSecond(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
 
 // OK reports whether nothing was lost, duplicated or corrupted.
 func (r Result) OK() bool { return r.Lost == 0 && r.Duplicated == 0 && r.Corrupt == 0 }
