@@ -55,8 +55,7 @@ folder, 'mnote NOTE.md' on the note's folder. Commands (no display needed):
   search     full-text search over sessions
   notes      search a folder's notes, list backlinks, links and headings
   export     export a session as Markdown or JSONL
-  rm         move a session to the trash (restore brings it back;
-             --agent-copy: the agent deletes its own copy too)
+  rm         move a session to the trash (restore brings it back; --agent-copy: the agent deletes its own copy too)
   restore    bring a session back from the trash
   reindex    rebuild the session index from the transcripts
   serve      serve the UI to a browser (loopback, with an access token)
