@@ -53,23 +53,8 @@ func (s *Syncer) Publish(ctx context.Context, snap api.ShareSnapshot, meta Sessi
 	if token != "" && bytes.Contains(body, []byte(token)) {
 		return api.Share{}, fmt.Errorf("publish a share: the snapshot holds the sync token; it must be redacted first (export.Share)")
 	}
-	if err := s.Enqueue(ctx, meta); err != nil {
+	if err := s.sendNow(ctx, c, ob, meta); err != nil {
 		return api.Share{}, fmt.Errorf("publish a share: %w", err)
-	}
-	// Send the session's record now if it waits (concurrently with the
-	// worker is fine: the same version twice is a no-op upsert).
-	if it, ok, err := ob.one(ctx, meta.ID); err != nil {
-		return api.Share{}, err
-	} else if ok {
-		res := s.send(ctx, c, ob, it)
-		switch {
-		case res.canceled:
-			return api.Share{}, ctx.Err()
-		case res.parked != nil:
-			return api.Share{}, fmt.Errorf("publish a share: the session's record was refused: %w", res.parked)
-		case res.err != nil:
-			return api.Share{}, fmt.Errorf("publish a share: send the session's record: %w", res.err)
-		}
 	}
 	sh, err := c.CreateShare(ctx, req)
 	if err != nil {
@@ -80,6 +65,62 @@ func (s *Syncer) Publish(ctx context.Context, snap api.ShareSnapshot, meta Sessi
 		s.log.Warn("sync: the share's link could not be kept; it is shown this once", "share", sh.ID, "err", err)
 	}
 	return sh, nil
+}
+
+// sendNow queues the session's record and sends it now if it waits
+// (concurrently with the worker is fine: the same version twice is a
+// no-op upsert).
+func (s *Syncer) sendNow(ctx context.Context, c *api.Client, ob *outbox, meta SessionMeta) error {
+	if err := s.Enqueue(ctx, meta); err != nil {
+		return err
+	}
+	it, ok, err := ob.one(ctx, meta.ID)
+	if err != nil || !ok {
+		return err
+	}
+	res := s.send(ctx, c, ob, it)
+	switch {
+	case res.canceled:
+		return ctx.Err()
+	case res.parked != nil:
+		return fmt.Errorf("the session's record was refused: %w", res.parked)
+	case res.err != nil:
+		return fmt.Errorf("send the session's record: %w", res.err)
+	}
+	return nil
+}
+
+// Client is the control plane client of the current settings (the
+// Syncer's HTTP client, URL and token) for the opt-in features built on
+// sync, such as shared sessions; there is none while sync is off, so
+// that nothing connects then.
+func (s *Syncer) Client() (*api.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.clientLocked()
+	if err != nil {
+		return nil, err
+	}
+	if !s.onLocked() {
+		return nil, ErrDisabled
+	}
+	return c, nil
+}
+
+// SendSession sends one session's record now (sharing it with members
+// needs it on the control plane). Sync must be on.
+func (s *Syncer) SendSession(ctx context.Context, meta SessionMeta) error {
+	s.mu.Lock()
+	enabled, ob := s.onLocked(), s.ob
+	c, err := s.clientLocked()
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if !enabled || ob == nil {
+		return ErrDisabled
+	}
+	return s.sendNow(ctx, c, ob, meta)
 }
 
 // Shares lists this account's live shares. It needs the URL and token,

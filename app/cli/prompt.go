@@ -19,6 +19,7 @@ import (
 	"mnote/app"
 	"mnote/app/chat"
 	"mnote/internal/l10n"
+	"mnote/store"
 	"mnote/thread"
 	"mnote/workspace"
 )
@@ -144,9 +145,22 @@ func (c *promptCmd) run(e *env, text string) int {
 	}
 	defer st.Close()
 
-	// Continue a session, or start one.
+	// Continue a session, or start one. A shared session's log is
+	// recorded here first; its turn runs under the session's lease.
 	var prior *priorSession
+	var shared *sharedTurn
 	if c.session != "" {
+		if shared, err = e.openSharedTurn(ctx, st, c.session, c.cwd); err != nil {
+			var sre *sharedRunError
+			if errors.As(err, &sre) {
+				err = explainSharedRun(sre.err)
+			}
+			return fail(exitAgent, err)
+		}
+		if shared != nil {
+			c.session = shared.id
+			defer shared.close() // after the session let go of the transcript
+		}
 		prior, err = st.continuePrior(c.session)
 		if err != nil {
 			return fail(exitUsage, err)
@@ -193,6 +207,9 @@ func (c *promptCmd) run(e *env, text string) int {
 		}
 	}
 
+	if shared != nil {
+		obs = shared.observer(obs)
+	}
 	sess, err := st.openSession(prior, cwd, text, rt.Name, obs, broker)
 	if err != nil {
 		return fail(exitAgent, err)
@@ -268,10 +285,40 @@ func (c *promptCmd) run(e *env, text string) int {
 		turnCtx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
+	blocks := chat.TextPrompt(text)
+	if shared != nil {
+		// The member's own agent: session/load when it holds the
+		// session, else the earlier turns of the shared projection.
+		held := binding.How == store.HowLoad || binding.How == store.HowResume
+		loc := l10n.FromEnv()
+		mode, earlier, err := shared.start(ctx, text, held, func(pos int) { e.say(loc.T("cli.collab_queued", pos)) })
+		if err != nil {
+			return fail(exitAgent, err)
+		}
+		blocks = promptBlocks(text, earlier)
+		if c.jsonOut {
+			var j jsonLine
+			j.start("shared")
+			j.str("sessionId", shared.id)
+			j.str("runId", shared.run.ID)
+			j.str("context", mode)
+			out.write(j.end(), true)
+		}
+		var cancel context.CancelFunc
+		turnCtx, cancel = context.WithCancel(turnCtx)
+		defer cancel()
+		go shared.watch(turnCtx, cancel)
+	}
 	tools.setTurn(turnCtx)
-	res, err := sess.Prompt(turnCtx, chat.TextPrompt(text))
+	res, err := sess.Prompt(turnCtx, blocks)
 	tools.setTurn(nil)
 	out.Flush()
+	if shared != nil {
+		failed := err != nil || res.StopReason == acp.StopCancelled
+		if serr := shared.finish(ctx, failed); serr != nil {
+			return fail(exitAgent, serr)
+		}
+	}
 	if err != nil {
 		return fail(agentExit(err), err)
 	}

@@ -57,6 +57,10 @@ type sessionJSON struct {
 	Updates        int    `json:"updates"`
 	LastStopReason string `json:"lastStopReason"`
 	TranscriptSize int64  `json:"transcriptBytes"`
+	// Role is this account's role in a shared session ("" for a private
+	// one); Owner its owner.
+	Role  string `json:"role,omitempty"`
+	Owner string `json:"owner,omitempty"`
 }
 
 func (e *env) runSessions(args []string) int {
@@ -75,10 +79,23 @@ func (e *env) runSessions(args []string) int {
 		if err != nil {
 			return e.fail(exitAgent, err)
 		}
+		// Shared sessions: this account's role, and those not on this
+		// machine yet (when sync is on).
+		roles := e.sharedRoles()
+		local := map[string]bool{}
+		for _, r := range rows {
+			local[r.ID] = true
+		}
+		for id, sh := range roles {
+			if !local[id] && *ws == "" {
+				rows = append(rows, store.SessionRow{ID: id, Title: sh.title, UpdatedMs: sh.updated, Status: "shared"})
+			}
+		}
 		if *asJSON {
 			out := make([]sessionJSON, len(rows))
 			for i, r := range rows {
-				out[i] = sessionJSON{r.ID, r.Title, r.Workspace, r.Runtime, r.CreatedMs, r.UpdatedMs, r.Status, r.Turns, r.Messages, r.ToolCalls, r.Updates, r.LastStopReason, r.TranscriptBytes}
+				out[i] = sessionJSON{r.ID, r.Title, r.Workspace, r.Runtime, r.CreatedMs, r.UpdatedMs, r.Status, r.Turns, r.Messages, r.ToolCalls, r.Updates, r.LastStopReason, r.TranscriptBytes,
+					roles[r.ID].role, roles[r.ID].owner}
 			}
 			return e.printJSON(out)
 		}
@@ -87,9 +104,17 @@ func (e *env) runSessions(args []string) int {
 			return exitOK
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tAGENT\tSTATUS\tTITLE")
+		if len(roles) == 0 {
+			fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tAGENT\tSTATUS\tTITLE")
+		} else {
+			fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tAGENT\tSTATUS\tROLE\tTITLE")
+		}
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, fmtTime(r.UpdatedMs), r.Turns, termLine(r.Runtime), termLine(statusText(r)), termLine(r.Title))
+			if len(roles) == 0 {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, fmtTime(r.UpdatedMs), r.Turns, termLine(r.Runtime), termLine(statusText(r)), termLine(r.Title))
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.ID, fmtTime(r.UpdatedMs), r.Turns, termLine(r.Runtime), termLine(statusText(r)), orDefault(roles[r.ID].role, "-"), termLine(r.Title))
 		}
 		tw.Flush()
 		return exitOK
@@ -126,6 +151,9 @@ func (e *env) runShow(args []string) int {
 		return exitUsage
 	}
 	return e.withStore(func(st *sessionStore) int {
+		if code, ok := e.showShared(st, id, *asJSON); ok {
+			return code
+		}
 		p, err := st.loadPrior(id)
 		if err != nil {
 			return e.fail(exitUsage, err)

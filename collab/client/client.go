@@ -270,3 +270,33 @@ func (c *Client) keepCheckpoint(id, owner string, cp roster.Checkpoint) error {
 	s.Owner, s.RosterLen, s.RosterHead = owner, cp.Len, hex.EncodeToString(cp.Head[:])
 	return c.saveLocked()
 }
+
+// KnownSession reports, without a network connection, whether the client
+// kept in dir has seen the shared session id (its owner pinned).
+func KnownSession(dir, id string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return false
+	}
+	var st state
+	if json.Unmarshal(b, &st) != nil {
+		return false
+	}
+	s, ok := st.Sessions[id]
+	return ok && s.Owner != ""
+}
+
+// SharedSessions lists the shared sessions this account is a member of,
+// with its role in each (the server's list; Members verifies one).
+func (c *Client) SharedSessions(ctx context.Context) ([]api.SharedSession, error) {
+	return c.api.SharedSessions(ctx)
+}
+
+// Shared reports whether the session is shared with this account.
+func (c *Client) Shared(ctx context.Context, id string) (bool, error) {
+	_, err := c.api.SharedSession(ctx, id)
+	if isStatus(err, api.CodeNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -221,3 +221,26 @@ func (c *Client) followOnce(ctx context.Context, v **view, id string, after *int
 		}
 	}
 }
+
+// FromRecords are the entries a transcript recorded (store.ReadSharedEntries),
+// as Opened.
+func FromRecords(recs []store.SharedEntryRecord) []Opened {
+	out := make([]Opened, 0, len(recs))
+	for _, r := range recs {
+		o := Opened{SharedEntryRecord: r}
+		if r.Unreadable == "" && json.Unmarshal(r.Entry, &o.Entry) != nil {
+			o.Unreadable = UnreadableContent
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// Records are the transcript records of opened entries.
+func Records(os []Opened) []store.SharedEntryRecord {
+	out := make([]store.SharedEntryRecord, len(os))
+	for i, o := range os {
+		out[i] = o.SharedEntryRecord
+	}
+	return out
+}

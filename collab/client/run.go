@@ -76,6 +76,13 @@ func (c *Client) StartRun(ctx context.Context, id string, prompt projection.Entr
 			return nil, err
 		}
 	}
+	if v.roster.Owner == c.account {
+		// Members whose first device came after they were added get
+		// the key now.
+		if err := c.wrapKeys(ctx, v); err != nil {
+			return nil, err
+		}
+	}
 	key, err := c.epochKey(ctx, v, v.roster.Epoch)
 	if err != nil {
 		return nil, err

@@ -82,6 +82,9 @@ func (c *Client) view(ctx context.Context, id string) (*view, error) {
 			continue
 		}
 		l, err := c.DeviceList(ctx, m.Account)
+		if errors.Is(err, roster.ErrEmptyChain) {
+			continue // no device yet: nothing to wrap for, nothing written
+		}
 		if l == nil {
 			// A member without a usable list: its entries cannot be
 			// opened and no key goes to it.
@@ -235,7 +238,11 @@ func (c *Client) wrapKeys(ctx context.Context, v *view) error {
 			blocked = errors.Join(blocked, err)
 			continue
 		}
-		for _, d := range v.lists[m.Account].Devices() {
+		l := v.lists[m.Account]
+		if l == nil {
+			continue // no device yet (keys are wrapped again at the owner's next run)
+		}
+		for _, d := range l.Devices() {
 			env, err := keys.WrapEpochKey(c.dev, key, d, v.id, epoch)
 			if err != nil {
 				return err
@@ -286,4 +293,36 @@ func (c *Client) epochKey(ctx context.Context, v *view, epoch uint64) (keys.Epoc
 		}
 	}
 	return keys.EpochKey{}, fmt.Errorf("%s epoch %d: %w", v.id, epoch, last)
+}
+
+// Member is a member of a session as its verified roster says.
+type Member struct {
+	Account string `json:"account"`
+	Role    string `json:"role"`
+	// KeysChanged: the member's devices changed since they were accepted
+	// (or do not verify); no key is wrapped for them meanwhile.
+	KeysChanged bool `json:"keysChanged,omitempty"`
+}
+
+// Members lists the session's members from its verified roster (not the
+// server's word).
+func (c *Client) Members(ctx context.Context, id string) ([]Member, error) {
+	v, err := c.view(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []Member
+	for _, m := range v.roster.Members() {
+		out = append(out, Member{Account: m.Account, Role: string(m.Role), KeysChanged: v.blocked[m.Account] != nil})
+	}
+	return out, nil
+}
+
+// Role is this account's role in the session, from its verified roster.
+func (c *Client) Role(ctx context.Context, id string) (roster.Role, error) {
+	v, err := c.view(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return v.role, nil
 }

@@ -1,0 +1,192 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"mnote/acp/acptest"
+	"mnote/cloudsync/cloudsynctest"
+)
+
+// A shared session end to end with three mnote homes — ada's laptop,
+// bob's machine and ada's desktop — against a real control plane on
+// loopback, each turn on the member's own test agent.
+func TestSharedSessionCommands(t *testing.T) {
+	cp := cloudsynctest.New(t)
+	tokA, tokB := cp.AddUser("ada"), cp.AddUser("bob")
+	ada, bob, desk := newHarness(t), newHarness(t), newHarness(t)
+	for _, h := range []*harness{ada, bob, desk} {
+		h.env = append(os.Environ(), "MNOTE_HOME="+h.home, "LANG=C", "LC_ALL=", "LC_MESSAGES=")
+	}
+	expect := func(r run, code int, want ...string) run {
+		t.Helper()
+		for _, w := range want {
+			if r.code != code || !strings.Contains(r.stdout+r.stderr, w) {
+				t.Fatalf("exit %d (want %d), want %q in:\n%s%s", r.code, code, w, r.stdout, r.stderr)
+			}
+		}
+		return r
+	}
+	for h, tok := range map[*harness]string{ada: tokA, bob: tokB} {
+		expect(h.runIn(tok+"\n", "sync", "set", "--url", cp.URL, "--token-stdin"), 0, "Signed in")
+		expect(h.run("sync", "on"), 0, "Sync is on")
+		expect(h.run("devices", "--json"), 0, `"this": true`)
+	}
+	const (
+		promptCanary = "CANARYPROMPT5f1e"
+		answerCanary = "CANARYANSWER77ab"
+		noteCanary   = "CANARYNOTE9c3d"
+		inputCanary  = "CANARYINPUT0b1b"
+		outputCanary = "CANARYOUTPUT4e4e"
+	)
+	note := filepath.Join(ada.ws, "缓存设计.md")
+	if err := os.WriteFile(note, []byte("# 缓存\n"+noteCanary+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// ada's session, private at first.
+	r := expect(ada.run("prompt", "--json", "--agent-cmd", ada.agentCmd(""), "a private start"), 0)
+	id := r.last()["sessionId"].(string)
+	expect(ada.run("share", id), 2, "--members")
+	expect(ada.run("share", id, "--members"), 0, "is shared")
+	expect(ada.run("members", id, "add", "bob", "--role", "editor"), 0, "bob is now in session ")
+	expect(ada.run("members", id), 0, "ada", "owner", "bob", "editor")
+	expect(ada.run("devices"), 0, "(this device)")
+
+	// ada's first shared turn: a tool call whose input and output stay
+	// with her, a note read by her agent.
+	steps := acptest.Steps(
+		`{"toolCall":{"toolCallId":"t1","title":"Read 缓存设计.md","kind":"read","status":"pending","rawInput":{"path":"`+note+`","q":"`+inputCanary+`"}}}`,
+		`{"readFile":{"path":"`+note+`"}}`,
+		`{"toolCallUpdate":{"toolCallId":"t1","status":"completed","rawOutput":{"out":"`+outputCanary+`"}}}`,
+		`{"message":"ada found `+answerCanary+`"}`,
+	)
+	r = expect(ada.run("prompt", "--json", "--session", id, "--agent-cmd", ada.agentCmd(`{"turns":[`+steps+`]}`), "look into it "+promptCanary), 0)
+	if len(r.ofType("shared")) != 1 {
+		t.Fatalf("no shared line:\n%s", r.stdout)
+	}
+
+	// bob sees the session with his role, runs a turn on his own agent:
+	// it gets the earlier turns of the projection, none of ada's tool
+	// input or output.
+	expect(bob.run("sessions"), 0, id, "editor")
+	r = expect(bob.run("prompt", "--json", "--session", id, "--agent-cmd", bob.agentCmd(""), "what did ada find?"), 0)
+	if sh := r.ofType("shared"); len(sh) != 1 || sh[0]["context"] != "earlier" {
+		t.Fatalf("bob's shared line: %v", sh)
+	}
+	given := r.text() // the test agent echoes what it was given
+	for _, want := range []string{"what did ada find?", "User ada (turn 1):", "look into it " + promptCanary, answerCanary} {
+		if !strings.Contains(given, want) {
+			t.Errorf("bob's agent was not given %q:\n%s", want, given)
+		}
+	}
+	for _, never := range []string{inputCanary, outputCanary, "Read 缓存设计.md", ada.ws} {
+		if strings.Contains(given, never) {
+			t.Errorf("bob's agent was given ada's private %q:\n%s", never, given)
+		}
+	}
+	// ada sees bob's turn with its actor.
+	shown := expect(ada.run("show", id), 0, "## Turn 1 · ada", "## Turn 2 · bob", "what did ada find?")
+	if strings.Contains(shown.stdout, inputCanary) {
+		t.Errorf("show carries a tool input:\n%s", shown.stdout)
+	}
+	// Showing again records nothing twice.
+	before := transcriptCount(t, ada, id)
+	expect(ada.run("show", id), 0)
+	if after := transcriptCount(t, ada, id); after != before {
+		t.Fatalf("shared entries recorded twice: %d then %d", before, after)
+	}
+
+	// A viewer's prompt is refused, by the server too.
+	expect(ada.run("members", id, "add", "bob", "--role", "viewer"), 0)
+	refused := expect(bob.run("prompt", "--session", id, "--agent-cmd", bob.agentCmd(""), "may I?"), 3, "does not let you run turns")
+	t.Logf("a viewer's prompt:\n%s", refused.stderr)
+	t.Logf("ada's show:\n%s", shown.stdout)
+
+	// ada's desktop pairs: both show the same 12 digits.
+	pair := ada.cmd("devices", "pair")
+	pair.Stdin = strings.NewReader("yes\n")
+	var pairErr bytes.Buffer
+	pair.Stderr = &pairErr
+	stdout, err := pair.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pair.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var code string
+	var pairOut strings.Builder
+	for sc.Scan() {
+		pairOut.WriteString(sc.Text() + "\n")
+		if m := regexp.MustCompile(`devices join \S+ (\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+			code = m[1]
+			break
+		}
+	}
+	if code == "" {
+		t.Fatalf("no pairing code: %s %s", pairOut.String(), pairErr.String())
+	}
+	joined := expect(desk.runIn(tokA+"\nyes\n", "devices", "join", cp.URL, code), 0, "is now one of ada's devices")
+	for sc.Scan() {
+		pairOut.WriteString(sc.Text() + "\n")
+	}
+	if err := pair.Wait(); err != nil {
+		t.Fatalf("pair: %v\n%s%s", err, pairOut.String(), pairErr.String())
+	}
+	sas := regexp.MustCompile(`same 12 digits: (\d{3} \d{3} \d{3} \d{3}|[\d ]{12,})`)
+	a, b := sas.FindStringSubmatch(pairOut.String()), sas.FindStringSubmatch(joined.stdout)
+	if a == nil || b == nil || a[1] != b[1] {
+		t.Fatalf("codes differ or missing:\n%s\n---\n%s", pairOut.String(), joined.stdout)
+	}
+	if ds := expect(desk.run("devices", "--json"), 0, `"this": true`).stdout; strings.Count(ds, `"fingerprint"`) != 2 {
+		t.Fatalf("the desktop lists:\n%s", ds)
+	}
+	// The desktop continues the session on its own agent.
+	expect(desk.run("prompt", "--session", id, "--agent-cmd", desk.agentCmd(""), "from the desktop"), 0)
+	expect(ada.run("show", id), 0, "## Turn 3 · ada", "from the desktop")
+
+	// Removing bob starts a new epoch: what follows is not his to read.
+	expect(ada.run("members", id, "remove", "bob"), 0, "was removed")
+	expect(ada.run("prompt", "--session", id, "--agent-cmd", ada.agentCmd(""), "after bob left"), 0)
+	r = bob.run("show", id)
+	if strings.Contains(r.stdout, "after bob left") {
+		t.Fatalf("a removed member reads a later turn:\n%s", r.stdout)
+	}
+	expect(r, 0, "what did ada find?") // what he had stays on his machine
+
+	// The control plane never held a word of it: not in its database
+	// files, its logs, or anything sent to it.
+	cp.Close()
+	dir := filepath.Dir(strings.TrimPrefix(cp.DB, "sqlite:"))
+	files, _ := os.ReadDir(dir)
+	for _, c := range []string{promptCanary, answerCanary, noteCanary, inputCanary, outputCanary} {
+		for _, f := range files {
+			if b, err := os.ReadFile(filepath.Join(dir, f.Name())); err == nil && bytes.Contains(b, []byte(c)) {
+				t.Errorf("the control plane's %s holds %s", f.Name(), c)
+			}
+		}
+		if bytes.Contains(cp.Logs(), []byte(c)) {
+			t.Errorf("the control plane logged %s", c)
+		}
+		if bytes.Contains(cp.Sent(), []byte(c)) {
+			t.Errorf("%s was sent to the control plane in clear", c)
+		}
+	}
+}
+
+// transcriptCount counts a transcript's shared-entry records.
+func transcriptCount(t *testing.T, h *harness, id string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.home, "data", "transcripts", id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte(`"kind":"shared_entry"`))
+}

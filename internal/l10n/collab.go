@@ -1,0 +1,101 @@
+package l10n
+
+// The shared-session commands (mnote devices, members, share, and what
+// mnote prompt, show and sessions say of a shared session), merged into
+// the catalogues.
+var collabEN = map[string]string{
+	"cli.collab_needs_sync":       "Shared sessions go through the control plane: set it up with mnote sync set --url URL --token-stdin, then mnote sync on.",
+	"cli.collab_devices_heading":  "ID\tNAME\tFINGERPRINT\tADDED",
+	"cli.collab_this_device":      " (this device)",
+	"cli.collab_not_paired":       "This machine is not one of your account's devices yet. On one that is, run %s; then here: %s (your token on stdin).",
+	"cli.collab_pair_code":        "On the new machine, run: mnote devices join %s %s (your token on stdin). The code works until %s.",
+	"cli.collab_sas":              "Both machines must show the same 12 digits: %s",
+	"cli.collab_sas_ask":          "Are they the same on both screens? Type yes or no: ",
+	"cli.collab_sas_rejected":     "The digits were not confirmed: nothing was added. If they differed, something is between the two machines; try again.",
+	"cli.collab_pair_cancelled":   "The other machine ended the pairing: nothing was added.",
+	"cli.collab_paired":           "Device %s (%s) is now one of your account's devices and has the keys of your shared sessions.",
+	"cli.collab_joined":           "This machine is now one of %s's devices and has the keys of the account's shared sessions.",
+	"cli.collab_device_removed":   "Device %s removed; the sessions you own continue under a new key it does not have.",
+	"cli.collab_keys_accepted":    "The devices of %s are accepted (fingerprints: %s).",
+	"cli.collab_safety":           "Safety number with %s (compare it with theirs): %s",
+	"cli.collab_members_heading":  "ACCOUNT\tROLE",
+	"cli.collab_member_set":       "%s is now in session %s as %s.",
+	"cli.collab_member_removed":   "%s was removed from session %s; what is written from now on is sealed with a key they do not have.",
+	"cli.collab_shared":           "Session %s is shared. Add members with: mnote members %s add ACCOUNT --role editor|commenter|viewer",
+	"cli.collab_key_changed":      "The devices of %s changed since you last accepted them: nothing is sealed for them and no turn runs until you compare safety numbers (mnote devices safety %s) and accept them (mnote devices accept %s).",
+	"cli.collab_role_refused":     "Your role in session %s does not let you run turns (owners and editors do); the control plane refuses it too.",
+	"cli.collab_queued":           "Another member's turn is running: yours is number %d in the queue.",
+	"cli.collab_run_failed":       "The turn did not run: the control plane could not be reached or refused it (%s). In a shared session no turn runs unshared; nothing was sent to your agent. Your prompt is kept: run the same command again.",
+	"cli.collab_share_incomplete": "The turn ran on your agent but could not all be shared (%s): the members see it as failed.",
+	"cli.collab_unreadable":       "[entry %d of %s could not be opened: %s]",
+	"cli.collab_why_no_key":       "this device has no key for it",
+	"cli.collab_why_author":       "it was not written by a member's verified device",
+	"cli.collab_why_tampered":     "it was changed or moved",
+	"cli.collab_why_role":         "its author's role does not allow it",
+	"cli.collab_why_malformed":    "its content is not readable",
+	"cli.collab_turn_heading":     "## Turn %d · %s",
+	"cli.collab_offline":          "Could not reach the control plane (%s): showing what this machine has.",
+	"cli.collab_revoked":          "You are no longer a member of session %s.",
+	"cli.collab_not_owner":        "Only the session's owner changes its members and keys.",
+	"cli.collab_unverified":       "The control plane's roster or device list for this session does not verify (%s): a member or device no one signed was refused, and nothing was sealed or sent.",
+	"cli.collab_share_usage":      "%s turns a session into one shared with members; for a read-only link, use %s.",
+	"cli.collab_no_members":       "No members yet.",
+	"cli.collab_tool":             "- %s %s (%s)",
+	"cli.collab_comment":          "> %s (comment by %s)",
+	"cli.collab_run_status":       "(turn %s)",
+	"cli.collab_status_ended":     "ended",
+	"cli.collab_status_failed":    "failed",
+}
+
+var collabZH = map[string]string{
+	"cli.collab_needs_sync":       "共享会话要经过控制平面：先用 mnote sync set --url URL --token-stdin 设置，再运行 mnote sync on。",
+	"cli.collab_devices_heading":  "ID\t名称\t指纹\t添加时间",
+	"cli.collab_this_device":      "（本设备）",
+	"cli.collab_not_paired":       "这台电脑还不是你账号的设备。在已加入的电脑上运行 %s，然后在这里运行 %s（令牌从标准输入读入）。",
+	"cli.collab_pair_code":        "在新电脑上运行：mnote devices join %s %s（令牌从标准输入读入）。代码在 %s 之前有效。",
+	"cli.collab_sas":              "两台电脑必须显示相同的 12 位数字：%s",
+	"cli.collab_sas_ask":          "两个屏幕上的数字相同吗？输入 yes 或 no：",
+	"cli.collab_sas_rejected":     "数字未被确认：没有添加任何设备。如果数字不同，说明两台电脑之间有人插手；请重试。",
+	"cli.collab_pair_cancelled":   "另一台电脑结束了配对：没有添加任何设备。",
+	"cli.collab_paired":           "设备 %s（%s）已加入你的账号，并收到了你各个共享会话的密钥。",
+	"cli.collab_joined":           "这台电脑已成为 %s 的设备，并收到了该账号各个共享会话的密钥。",
+	"cli.collab_device_removed":   "设备 %s 已移除；你拥有的会话改用它没有的新密钥继续。",
+	"cli.collab_keys_accepted":    "已接受 %s 的设备（指纹：%s）。",
+	"cli.collab_safety":           "与 %s 的安全码（请与对方核对）：%s",
+	"cli.collab_members_heading":  "账号\t角色",
+	"cli.collab_member_set":       "%s 在会话 %s 中的角色现为 %s。",
+	"cli.collab_member_removed":   "已将 %s 移出会话 %s；此后写入的内容用对方没有的密钥加密。",
+	"cli.collab_shared":           "会话 %s 已共享。添加成员：mnote members %s add ACCOUNT --role editor|commenter|viewer",
+	"cli.collab_key_changed":      "%s 的设备自你上次接受后发生了变化：在你核对安全码（mnote devices safety %s）并接受（mnote devices accept %s）之前，不会为其加密任何内容，也不能运行回合。",
+	"cli.collab_role_refused":     "你在会话 %s 中的角色不能运行回合（所有者和编辑者可以）；控制平面同样会拒绝。",
+	"cli.collab_queued":           "另一位成员的回合正在运行：你排在队列第 %d 位。",
+	"cli.collab_run_failed":       "回合没有运行：无法连接控制平面或被其拒绝（%s）。共享会话中不会有未共享的回合；没有向你的智能体发送任何内容。你的提示已保留：请再次运行同一命令。",
+	"cli.collab_share_incomplete": "回合已在你的智能体上运行，但未能全部共享（%s）：成员看到的是失败的回合。",
+	"cli.collab_unreadable":       "[第 %d 条（%s）无法打开：%s]",
+	"cli.collab_why_no_key":       "本设备没有它的密钥",
+	"cli.collab_why_author":       "它不是由成员经过验证的设备写入的",
+	"cli.collab_why_tampered":     "它被改动或移动过",
+	"cli.collab_why_role":         "作者的角色不允许写入它",
+	"cli.collab_why_malformed":    "其内容无法读取",
+	"cli.collab_turn_heading":     "## 第 %d 轮 · %s",
+	"cli.collab_offline":          "无法连接控制平面（%s）：显示本机已有的内容。",
+	"cli.collab_revoked":          "你已不再是会话 %s 的成员。",
+	"cli.collab_not_owner":        "只有会话的所有者可以更改成员和密钥。",
+	"cli.collab_unverified":       "控制平面给出的本会话名单或设备列表无法验证（%s）：未经签名的成员或设备已被拒绝，没有加密或发送任何内容。",
+	"cli.collab_share_usage":      "%s 把会话共享给成员；如需只读链接，请用 %s。",
+	"cli.collab_no_members":       "还没有成员。",
+	"cli.collab_tool":             "- %s %s（%s）",
+	"cli.collab_comment":          "> %s（%s 的评论）",
+	"cli.collab_run_status":       "（回合状态：%s）",
+	"cli.collab_status_ended":     "结束",
+	"cli.collab_status_failed":    "失败",
+}
+
+func init() {
+	for k, v := range collabEN {
+		en[k] = v
+	}
+	for k, v := range collabZH {
+		zh[k] = v
+	}
+}
