@@ -58,6 +58,9 @@ folder, 'mnote NOTE.md' on the note's folder. Commands (no display needed):
   rm         move a session to the trash (restore brings it back; --agent-copy: the agent deletes its own copy too)
   restore    bring a session back from the trash
   reindex    rebuild the session index from the transcripts
+  share      share a session with members (--members), each on their own agent
+  members    list, add or remove a shared session's members and their roles
+  devices    this account's devices: list, pair a new machine, remove one
   serve      serve the UI to a browser (loopback, with an access token)
   mcp        the notes tools over MCP (stdio), started by agents mnote runs
   version    print the version
