@@ -7,4 +7,7 @@
 // session ids, and sends PutsPerClient PUTs round-robin over them with
 // rising versions, so at the end session j of a client must hold a known
 // version — and turns equal to it, as a check of the content.
+//
+// Its subpackage fanout is the load test of shared sessions' live
+// streams across several servers.
 package loadgen
