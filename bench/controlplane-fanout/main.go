@@ -94,7 +94,11 @@ func run(ctx context.Context, cfg fanout.Config, reference bool, server string, 
 	}
 	defer pg.Close()
 
-	runs := []row{{name: fmt.Sprintf("%d servers", cfg.Instances)}}
+	name := fmt.Sprintf("%d servers", cfg.Instances)
+	if cfg.Instances == 1 {
+		name = "1 server"
+	}
+	runs := []row{{name: name}}
 	if reference && cfg.Instances > 1 {
 		runs = append(runs, row{name: "1 server (reference)"})
 	}
