@@ -265,7 +265,7 @@ func (r *runner) run(ctx context.Context, cl *cluster) (Result, error) {
 			return res, fmt.Errorf("the live stream of %s did not open in %s (logs: %s)", c.name, cfg.Settle, cfg.Dir)
 		}
 	}
-	cfg.Progress("%d streams open on %d servers; turns for %s", len(r.clients), cfg.Instances, cfg.Duration)
+	cfg.Progress("%d streams open on %d server(s); turns for %s", len(r.clients), cfg.Instances, cfg.Duration)
 	start := time.Now()
 	deadline := start.Add(cfg.Duration)
 	var turns sync.WaitGroup
