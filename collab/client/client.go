@@ -87,6 +87,10 @@ type Client struct {
 // state is what the client keeps between runs.
 type state struct {
 	Sessions map[string]*sessionState `json:"sessions"`
+	// Devices are the devices this client verified in accounts' device
+	// lists, by id (their DevicePublic encoding): the entries a member
+	// wrote before being removed stay readable with them.
+	Devices map[string][]byte `json:"devices,omitempty"`
 }
 
 type sessionState struct {
@@ -299,4 +303,43 @@ func (c *Client) Shared(ctx context.Context, id string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// rememberDevices keeps the devices of a verified list.
+func (c *Client) rememberDevices(l *roster.DeviceList) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.st.Devices == nil {
+		c.st.Devices = map[string][]byte{}
+	}
+	changed := false
+	for _, d := range l.Devices() {
+		if _, ok := c.st.Devices[d.DeviceID]; ok {
+			continue
+		}
+		if b, err := d.Marshal(); err == nil {
+			c.st.Devices[d.DeviceID] = b
+			changed = true
+		}
+	}
+	if changed {
+		if err := c.saveLocked(); err != nil {
+			c.log.Warn("shared sessions: devices not kept", "err", err)
+		}
+	}
+}
+
+// knownDevice is a device this client verified before.
+func (c *Client) knownDevice(id string) (keys.DevicePublic, bool) {
+	c.mu.Lock()
+	b, ok := c.st.Devices[id]
+	c.mu.Unlock()
+	if !ok {
+		return keys.DevicePublic{}, false
+	}
+	p, err := keys.ParseDevicePublic(b)
+	if err != nil || p.DeviceID != id {
+		return keys.DevicePublic{}, false
+	}
+	return p, true
 }

@@ -26,6 +26,7 @@ type world struct {
 	ada, ada2, bob     *client.Client
 	adaAPI, bobAPI     *api.Client
 	sessionID, adaHome string
+	bobHome            string
 }
 
 func newMachine(t *testing.T, url, token, name string) (*client.Client, string) {
@@ -41,12 +42,18 @@ func newMachine(t *testing.T, url, token, name string) (*client.Client, string) 
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{cp: cloudsynctest.New(t), sessionID: "01jshared0session0ada"}
+	return newWorldOn(t, cloudsynctest.New(t))
+}
+
+// newWorldOn is newWorld on a given control plane (PostgreSQL, say).
+func newWorldOn(t *testing.T, cp *cloudsynctest.Server) *world {
+	t.Helper()
+	w := &world{cp: cp, sessionID: "01jshared0session0ada"}
 	w.adaTok, w.bobTok = w.cp.AddUser("ada"), w.cp.AddUser("bob")
 	w.adaAPI = &api.Client{BaseURL: w.cp.URL, Token: w.adaTok}
 	w.bobAPI = &api.Client{BaseURL: w.cp.URL, Token: w.bobTok}
 	w.ada, w.adaHome = newMachine(t, w.cp.URL, w.adaTok, "laptop")
-	w.bob, _ = newMachine(t, w.cp.URL, w.bobTok, "bob's")
+	w.bob, w.bobHome = newMachine(t, w.cp.URL, w.bobTok, "bob's")
 	ctx := t.Context()
 	for _, c := range []*client.Client{w.ada, w.bob} {
 		if _, err := c.Register(ctx); err != nil {

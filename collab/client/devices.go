@@ -26,6 +26,7 @@ func (c *Client) DeviceList(ctx context.Context, account string) (*roster.Device
 	if err != nil {
 		return nil, fmt.Errorf("devices of %q: %w", account, err)
 	}
+	c.rememberDevices(l)
 	if account != c.account {
 		if err := c.pins.Check(l); err != nil {
 			return l, err

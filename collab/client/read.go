@@ -40,6 +40,7 @@ func (c *Client) Fetch(ctx context.Context, id string, after int64) ([]Opened, e
 		return nil, err
 	}
 	var out []Opened
+	var epoch int64
 	for {
 		page, err := c.api.Entries(ctx, id, after, 0)
 		if err != nil {
@@ -49,13 +50,26 @@ func (c *Client) Fetch(ctx context.Context, id string, after int64) ([]Opened, e
 			if e.Seq != after+1 {
 				return out, fmt.Errorf("entries of %s: %w: %d after %d", id, store.ErrSharedGap, e.Seq, after)
 			}
-			out = append(out, c.open(ctx, v, e))
+			out = append(out, c.openInOrder(ctx, v, e, &epoch))
 			after = e.Seq
 		}
 		if !page.More || len(page.Entries) == 0 {
 			return out, nil
 		}
 	}
+}
+
+// openInOrder opens an entry of the log read in order: epochs only go
+// up, so an entry sealed under an older epoch after a newer one (a
+// removed device's key used again, with the server's help) is marked.
+func (c *Client) openInOrder(ctx context.Context, v *view, e api.Entry, epoch *int64) Opened {
+	if e.Epoch < *epoch {
+		c.log.Warn("shared entry not opened", "session", v.id, "seq", e.Seq, "why", UnreadableTampered, "err", "an older epoch after a newer one")
+		return Opened{SharedEntryRecord: store.SharedEntryRecord{Seq: e.Seq, Epoch: e.Epoch, Kind: e.Kind, RunID: e.RunID,
+			Actor: e.Actor, AuthorDevice: e.AuthorDevice, TimeMs: e.Time.UnixMilli(), Unreadable: UnreadableTampered}}
+	}
+	*epoch = e.Epoch
+	return c.open(ctx, v, e)
 }
 
 // open opens one log entry; what cannot be opened is marked, not dropped.
@@ -76,6 +90,9 @@ func (c *Client) open(ctx context.Context, v *view, e api.Entry) Opened {
 		return fail(UnreadableTampered, keys.ErrTampered)
 	}
 	author, err := v.roster.Author(v.lists, h.AuthorDevice)
+	if err != nil {
+		author, err = c.formerAuthor(v, h.AuthorDevice, h.Epoch)
+	}
 	if err != nil {
 		return fail(UnreadableAuthor, err)
 	}
@@ -98,6 +115,31 @@ func (c *Client) open(ctx context.Context, v *view, e api.Entry) Opened {
 	}
 	o.SharedEntryRecord.Entry = pt
 	return o
+}
+
+// formerAuthor finds an entry's author among the members removed from
+// the session: a device this client verified in their list before, an
+// entry of an epoch no later than their removal, the role they had then.
+func (c *Client) formerAuthor(v *view, deviceID string, epoch uint64) (roster.Author, error) {
+	pub, ok := c.knownDevice(deviceID)
+	if ok {
+		var role roster.Role
+		for _, s := range v.roster.Statements() {
+			if s.Subject != pub.Account {
+				continue
+			}
+			switch s.Op {
+			case roster.AddMember, roster.SetRole:
+				role = s.Role
+			case roster.RemoveMember:
+				if role != "" && epoch <= s.Epoch {
+					return roster.Author{Member: roster.Member{Account: pub.Account, Role: role}, Device: pub, Removed: true}, nil
+				}
+				role = ""
+			}
+		}
+	}
+	return roster.Author{}, fmt.Errorf("author of an entry of %q: %w: %s", v.id, roster.ErrUnknownSigner, deviceID)
 }
 
 // allowed says whether a role may write an entry of kind: owners and
@@ -132,8 +174,9 @@ func (c *Client) Follow(ctx context.Context, id string, after int64, ev LiveEven
 		return err
 	}
 	backoff := c.poll
+	var epoch int64
 	for {
-		err := c.followOnce(ctx, &v, id, &after, ev)
+		err := c.followOnce(ctx, &v, id, &after, &epoch, ev)
 		if errors.Is(err, ErrRevoked) || ctx.Err() != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -162,7 +205,7 @@ type callbackError struct{ err error }
 
 func (e *callbackError) Error() string { return e.err.Error() }
 
-func (c *Client) followOnce(ctx context.Context, v **view, id string, after *int64, ev LiveEvents) error {
+func (c *Client) followOnce(ctx context.Context, v **view, id string, after, epoch *int64, ev LiveEvents) error {
 	s, err := c.api.Live(ctx, id, *after, c.dev.ID())
 	if err != nil {
 		if isStatus(err, api.CodeNotFound) {
@@ -203,13 +246,14 @@ func (c *Client) followOnce(ctx context.Context, v **view, id string, after *int
 			if e.Entry.Seq != *after+1 {
 				return fmt.Errorf("live %s: %w: %d after %d", id, store.ErrSharedGap, e.Entry.Seq, *after)
 			}
-			o := c.open(ctx, *v, *e.Entry)
-			if o.Unreadable != "" {
+			before := *epoch
+			o := c.openInOrder(ctx, *v, *e.Entry, epoch)
+			if o.Unreadable != "" && o.Unreadable != UnreadableTampered {
 				// The roster may have moved on (a new epoch, a member):
 				// look again once before marking it.
 				if nv, err := c.view(ctx, id); err == nil {
-					*v = nv
-					o = c.open(ctx, nv, *e.Entry)
+					*v, *epoch = nv, before
+					o = c.openInOrder(ctx, nv, *e.Entry, epoch)
 				}
 			}
 			if ev.Entry != nil {

@@ -294,3 +294,31 @@ func (r *Run) Head() int64 {
 	defer r.mu.Unlock()
 	return r.head
 }
+
+// Comment appends a member's comment to the session's log (commenters,
+// editors and the owner; no lease is needed) and returns its seq.
+func (c *Client) Comment(ctx context.Context, id, text string) (int64, error) {
+	v, err := c.view(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if !allowed(v.role, api.KindComment) {
+		return 0, fmt.Errorf("%s: %w (%s)", id, ErrRole, v.role)
+	}
+	key, err := c.epochKey(ctx, v, v.roster.Epoch)
+	if err != nil {
+		return 0, err
+	}
+	sh, err := c.api.SharedSession(ctx, id)
+	if err != nil {
+		return 0, fmt.Errorf("shared session %s: %w", id, err)
+	}
+	r := &Run{c: c, v: v, key: key, epoch: v.roster.Epoch, head: sh.Head}
+	if err := r.append(ctx, projection.Comment(text)); err != nil {
+		if isStatus(err, api.CodeForbidden) {
+			return 0, fmt.Errorf("%s: %w: %w", id, ErrRole, err)
+		}
+		return 0, fmt.Errorf("shared session %s: %w", id, err)
+	}
+	return r.head, nil
+}
