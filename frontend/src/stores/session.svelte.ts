@@ -28,15 +28,10 @@ import type {
 import { FrameBatcher, type Scheduler } from '../lib/frame';
 import { noticeText } from '../lib/errtext';
 import { m } from '../lib/i18n.svelte';
+import { EntryCell, SessionImages, keepTail } from './entrycell.svelte';
 import { PromptQueue, type QueuedPrompt } from './queue.svelte';
 
-/** One entry, reactive on its own. `v` is replaced (never mutated) on change. */
-export class EntryCell {
-  v: Entry;
-  constructor(e: Entry) {
-    this.v = $state.raw(e);
-  }
-}
+export { EntryCell, TERMINAL_KEEP, keepTail } from './entrycell.svelte';
 
 export interface Notice {
   id: number;
@@ -719,57 +714,63 @@ export class SessionStore {
     }
   }
 
-  async setMode(modeId: string): Promise<void> {
+  /** Shows a change at once (show returns its undo) and asks Go for it;
+   * the change is undone and the failure told if Go refuses. */
+  private async optimistic(show: () => () => void, call: (id: string) => Promise<unknown>, what: (p: { error: string }) => string): Promise<void> {
     const id = this.id;
     if (!id) return;
-    const prev = this.currentModeId;
-    this.currentModeId = modeId;
+    const undo = show();
     try {
-      await this.client.sessions.setMode(id, modeId);
+      await call(id);
     } catch (e) {
       if (this.id !== id) return;
-      this.currentModeId = prev;
-      this.fail(e, m.chat_fail_mode);
+      undo();
+      this.fail(e, what);
     }
+  }
+
+  setMode(modeId: string): Promise<void> {
+    const prev = this.currentModeId;
+    return this.optimistic(
+      () => ((this.currentModeId = modeId), () => (this.currentModeId = prev)),
+      (id) => this.client.sessions.setMode(id, modeId),
+      m.chat_fail_mode,
+    );
   }
 
   /** Switches the model, whichever way the agent offers models: Go sends
    * session/set_config_option for a config option of category "model",
    * else the legacy session/set_model. Both are shown switched at once. */
-  async setModel(modelId: string): Promise<void> {
-    const id = this.id;
-    if (!id) return;
+  setModel(modelId: string): Promise<void> {
     const prev = this.currentModelId;
     const prevOptions = this.configOptions;
-    this.currentModelId = modelId;
     let first = true; // the first select option of category model is the one Go sets
-    this.configOptions = prevOptions.map((o) => {
+    const shown = prevOptions.map((o) => {
       if (!first || o?.category !== 'model' || o.type !== 'select') return o;
       first = false;
       return { ...o, currentValue: modelId };
     });
-    try {
-      await this.client.sessions.setModel(id, modelId);
-    } catch (e) {
-      if (this.id !== id) return;
-      this.currentModelId = prev;
-      this.configOptions = prevOptions;
-      this.fail(e, m.chat_fail_model);
-    }
+    return this.optimistic(
+      () => {
+        this.currentModelId = modelId;
+        this.configOptions = shown;
+        return () => {
+          this.currentModelId = prev;
+          this.configOptions = prevOptions;
+        };
+      },
+      (id) => this.client.sessions.setModel(id, modelId),
+      m.chat_fail_model,
+    );
   }
 
-  async setConfigOption(configId: string, value: string | boolean): Promise<void> {
-    const id = this.id;
-    if (!id) return;
+  setConfigOption(configId: string, value: string | boolean): Promise<void> {
     const prev = this.configOptions;
-    this.configOptions = prev.map((o) => (o.id === configId ? { ...o, currentValue: value } : o));
-    try {
-      await this.client.sessions.setConfigOption(id, configId, value);
-    } catch (e) {
-      if (this.id !== id) return;
-      this.configOptions = prev;
-      this.fail(e, m.chat_fail_setting);
-    }
+    return this.optimistic(
+      () => ((this.configOptions = prev.map((o) => (o.id === configId ? { ...o, currentValue: value } : o))), () => (this.configOptions = prev)),
+      (id) => this.client.sessions.setConfigOption(id, configId, value),
+      m.chat_fail_setting,
+    );
   }
 
   async switchAgent(agent: string): Promise<boolean> {
@@ -795,27 +796,13 @@ export class SessionStore {
     }
   }
 
-  private images = new Map<string, Promise<string>>();
+  private images: SessionImages | null = null;
 
   /** One of the session's kept images (a user message's image block
    * names it by hash) as a data: URL; '' when it cannot be read. */
   image(hash: string): Promise<string> {
-    const id = this.id;
-    if (!id) return Promise.resolve('');
-    const key = `${id}/${hash}`;
-    let p = this.images.get(key);
-    if (!p) {
-      p = this.client.sessions.image(id, hash).then(
-        (d) => (/^image\/(png|jpeg|gif|webp)$/.test(d.mimeType) ? `data:${d.mimeType};base64,${d.data}` : ''),
-        () => {
-          this.images.delete(key);
-          return '';
-        },
-      );
-      this.images.set(key, p);
-      if (this.images.size > 200) this.images.delete(this.images.keys().next().value as string);
-    }
-    return p;
+    if (!this.id) return Promise.resolve('');
+    return (this.images ??= new SessionImages(this.client)).get(this.id, hash);
   }
 
   /** A newer summary of the open session (from the sessions list). */
@@ -830,16 +817,4 @@ export class SessionStore {
     this.summary = s;
     if (s.title && !this.title) this.title = s.title;
   }
-}
-
-/** How much terminal output the page keeps: the end, like Go's thread. */
-export const TERMINAL_KEEP = 1 << 20;
-
-/** The last TERMINAL_KEEP characters of s, not starting inside a surrogate pair. */
-export function keepTail(s: string): string {
-  if (s.length <= TERMINAL_KEEP) return s;
-  let start = s.length - TERMINAL_KEEP;
-  const c = s.charCodeAt(start);
-  if (c >= 0xdc00 && c <= 0xdfff) start++;
-  return s.slice(start);
 }
