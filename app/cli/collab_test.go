@@ -106,7 +106,6 @@ func TestSharedSessionCommands(t *testing.T) {
 	expect(ada.run("members", id, "add", "bob", "--role", "viewer"), 0)
 	refused := expect(bob.run("prompt", "--session", id, "--agent-cmd", bob.agentCmd(""), "may I?"), 3, "does not let you run turns")
 	t.Logf("a viewer's prompt:\n%s", refused.stderr)
-	t.Logf("ada's show:\n%s", shown.stdout)
 
 	// ada's desktop pairs: both show the same 12 digits.
 	pair := ada.cmd("devices", "pair")
@@ -154,7 +153,15 @@ func TestSharedSessionCommands(t *testing.T) {
 
 	// Removing bob starts a new epoch: what follows is not his to read.
 	expect(ada.run("members", id, "remove", "bob"), 0, "was removed")
-	expect(ada.run("prompt", "--session", id, "--agent-cmd", ada.agentCmd(""), "after bob left"), 0)
+	// ada's laptop continues its own agent session (session/load) and is
+	// given what ran elsewhere since its last turn: the desktop's turn.
+	r = expect(ada.run("prompt", "--json", "--session", id, "--agent-cmd", ada.agentCmd(""), "after bob left"), 0)
+	if sh := r.ofType("shared"); len(sh) != 1 || sh[0]["context"] != "load" {
+		t.Fatalf("ada's shared line: %v", sh)
+	}
+	if given := r.text(); !strings.Contains(given, "User ada (turn 3):\nfrom the desktop") || !strings.Contains(given, "User bob (turn 2):") {
+		t.Errorf("ada's laptop agent was given:\n%s", given)
+	}
 	r = bob.run("show", id)
 	if strings.Contains(r.stdout, "after bob left") {
 		t.Fatalf("a removed member reads a later turn:\n%s", r.stdout)

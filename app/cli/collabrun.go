@@ -173,7 +173,7 @@ func explainSharedRun(err error) error {
 // start takes the session's turn: the context the member's agent gets
 // (held: its agent continues its own session), the lease, the prompt.
 func (t *sharedTurn) start(ctx context.Context, typed string, held bool, queued func(int)) (mode, context string, err error) {
-	mode, context = client.ContextFor(t.entries, held, t.c.Account())
+	mode, context = client.ContextFor(t.entries, held, t.c.Device().DeviceID)
 	turn := 1
 	for _, o := range t.entries {
 		if o.Kind == projection.KindPrompt {

@@ -27,8 +27,9 @@
 //
 //   - when the member's agent already holds the session (this machine has
 //     a runtime binding for it whose agent can load sessions), the
-//     session is continued with session/load, and only the turns other
-//     members ran since this machine's last own turn are given as context;
+//     session is continued with session/load, and only the turns run
+//     elsewhere (by other members, or on this account's other machines)
+//     since this machine's last own turn are given as context;
 //   - otherwise (the first turn on this machine, or an agent that cannot
 //     load) a new agent session is started and Earlier — the earlier
 //     turns of the projection, prompts with their actor and answers, no

@@ -170,7 +170,7 @@ func pairSecond(t *testing.T, w *world) *client.Client {
 func TestContextFor(t *testing.T) {
 	op := func(seq int64, actor, kind, text string, turn int) client.Opened {
 		o := client.Opened{Entry: projection.Entry{Kind: kind, Text: text, Turn: turn}}
-		o.Seq, o.Actor, o.Kind = seq, actor, kind
+		o.Seq, o.Actor, o.Kind, o.AuthorDevice = seq, actor, kind, actor+"-device"
 		return o
 	}
 	log := []client.Opened{
@@ -179,15 +179,15 @@ func TestContextFor(t *testing.T) {
 		op(6, "ada", "prompt", "ada three", 3), op(7, "ada", "answer", "ans three", 3),
 		op(8, "bob", "prompt", "bob four", 4), op(9, "bob", "tool", "", 4),
 	}
-	mode, text := client.ContextFor(log, false, "bob")
+	mode, text := client.ContextFor(log, false, "bob-device")
 	if mode != client.ContextEarlier || !strings.Contains(text, "Assistant (turn 1):\nans one") || !strings.Contains(text, "User bob (turn 4):\nbob four") {
 		t.Fatalf("%s:\n%s", mode, text)
 	}
-	mode, text = client.ContextFor(log[:7], true, "bob")
+	mode, text = client.ContextFor(log[:7], true, "bob-device")
 	if mode != client.ContextLoad || !strings.Contains(text, "ada three") || strings.Contains(text, "ada one") || strings.Contains(text, "bob two") {
 		t.Fatalf("%s:\n%s", mode, text)
 	}
-	if mode, _ := client.ContextFor(log, true, "carol"); mode != client.ContextEarlier {
+	if mode, _ := client.ContextFor(log, true, "carol-device"); mode != client.ContextEarlier {
 		t.Fatalf("a member who never ran a turn: %s", mode)
 	}
 }

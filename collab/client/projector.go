@@ -79,17 +79,18 @@ const (
 )
 
 // ContextFor says how this machine's agent gets the conversation: held
-// is whether its agent already holds the session and can load it; mine
-// is this account. With ContextLoad the text is the turns other members
-// ran since this account's last prompt (empty when none); with
-// ContextEarlier it is every earlier turn.
-func ContextFor(entries []Opened, held bool, mine string) (mode, text string) {
+// is whether its agent already holds the session and can load it; device
+// is this machine's device id. With ContextLoad the text is the turns run
+// elsewhere (other members, or this account's other machines) since this
+// machine's last prompt (empty when none); with ContextEarlier it is every
+// earlier turn.
+func ContextFor(entries []Opened, held bool, device string) (mode, text string) {
 	if !held {
 		return ContextEarlier, Earlier(entries)
 	}
 	last := -1
 	for i, o := range entries {
-		if o.Kind == projection.KindPrompt && o.Actor == mine {
+		if o.Kind == projection.KindPrompt && o.AuthorDevice == device {
 			last = i
 		}
 	}
@@ -98,7 +99,7 @@ func ContextFor(entries []Opened, held bool, mine string) (mode, text string) {
 	}
 	var since []Opened
 	for _, o := range entries[last+1:] {
-		if o.Actor != mine {
+		if o.AuthorDevice != device {
 			since = append(since, o)
 		}
 	}
