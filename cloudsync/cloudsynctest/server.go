@@ -41,6 +41,7 @@ type Server struct {
 	logs lockedBuffer
 
 	mu       sync.Mutex
+	open     map[net.Conn]bool // the proxy's client connections
 	sent     bytes.Buffer
 	conns    int
 	requests []Request
@@ -120,6 +121,16 @@ func (s *Server) AddUser(name string) string {
 		s.t.Fatal(err)
 	}
 	return tok
+}
+
+// DropConns breaks every connection open through the proxy, as a
+// network that fails mid-stream does.
+func (s *Server) DropConns() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.open {
+		c.Close()
+	}
 }
 
 // Logs returns what the control plane logged (debug level and up).
@@ -261,11 +272,20 @@ func (s *Server) proxy() {
 		}
 		s.mu.Lock()
 		s.conns++
+		if s.open == nil {
+			s.open = map[net.Conn]bool{}
+		}
+		s.open[c] = true
 		s.mu.Unlock()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer c.Close()
+			defer func() {
+				s.mu.Lock()
+				delete(s.open, c)
+				s.mu.Unlock()
+				c.Close()
+			}()
 			b, err := net.Dial("tcp", s.backend.Listener.Addr().String())
 			if err != nil {
 				return

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -444,9 +445,10 @@ func TestFollowDeliversEachEntryOnce(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	var seqs []int64
+	var reconnects atomic.Int32
 	done := make(chan error, 1)
 	go func() {
-		done <- w.bob.Follow(ctx, w.sessionID, 0, client.LiveEvents{Entry: func(o client.Opened) error {
+		done <- w.bob.Follow(ctx, w.sessionID, 0, client.LiveEvents{Reconnect: func(error) { reconnects.Add(1) }, Entry: func(o client.Opened) error {
 			if o.Unreadable != "" {
 				return errors.New("unreadable " + o.Unreadable)
 			}
@@ -456,24 +458,37 @@ func TestFollowDeliversEachEntryOnce(t *testing.T) {
 			return nil
 		}})
 	}()
-	turn(t, w.ada, w.sessionID, 1, "one", "a b c")
-	turn(t, w.bob, w.sessionID, 2, "two", "d e f")
-	sh, err := w.adaAPI.SharedSession(ctx, w.sessionID)
-	if err != nil {
-		t.Fatal(err)
+	caughtUp := func() {
+		t.Helper()
+		sh, err := w.adaAPI.SharedSession(ctx, w.sessionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			mu.Lock()
+			n := len(seqs)
+			mu.Unlock()
+			if int64(n) >= sh.Head {
+				return
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("follow ended: %v", err)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
 	}
-	for {
-		mu.Lock()
-		n := len(seqs)
-		mu.Unlock()
-		if int64(n) >= sh.Head {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("follow ended: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
+	turn(t, w.ada, w.sessionID, 1, "one", "a b c")
+	caughtUp()
+	// The network breaks mid-stream: the stream is opened again from the
+	// last seq, and what was appended meanwhile comes once.
+	w.cp.DropConns()
+	turn(t, w.bob, w.sessionID, 2, "two", "d e f")
+	w.cp.DropConns()
+	turn(t, w.ada, w.sessionID, 3, "three", "g h")
+	caughtUp()
+	if n := reconnects.Load(); n == 0 {
+		t.Fatal("the stream never broke: the test proves nothing")
 	}
 	cancel()
 	<-done
