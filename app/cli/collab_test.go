@@ -102,6 +102,14 @@ func TestSharedSessionCommands(t *testing.T) {
 		t.Fatalf("shared entries recorded twice: %d then %d", before, after)
 	}
 
+	// Without the control plane a member's turn fails visibly and nothing
+	// reaches the agent (invariant 9).
+	cp.Inject(cloudsynctest.Fault{Method: "POST", PathPrefix: "/v1/sessions/" + id + "/lease", Status: 503})
+	expect(bob.run("prompt", "--session", id, "--agent-cmd", bob.agentCmd(""), "while it was down"), 3, "The turn did not run", "Your prompt is kept")
+	if b, _ := os.ReadFile(filepath.Join(bob.home, "data", "transcripts", id+".jsonl")); bytes.Contains(b, []byte("while it was down")) {
+		t.Fatal("a turn ran unshared")
+	}
+
 	// A viewer's prompt is refused, by the server too.
 	expect(ada.run("members", id, "add", "bob", "--role", "viewer"), 0)
 	refused := expect(bob.run("prompt", "--session", id, "--agent-cmd", bob.agentCmd(""), "may I?"), 3, "does not let you run turns")

@@ -244,3 +244,42 @@ func TestOlderEpochAfterNewerIsMarked(t *testing.T) {
 		t.Fatalf("the old-epoch entry: %+v", last)
 	}
 }
+
+// Invariant 9: a run that cannot reach the control plane fails visibly —
+// at its start (no lease: nothing runs) and midway (an append refused:
+// Err says so and Finish fails) — never a silent local-only turn.
+func TestRunFailsVisiblyWithoutTheControlPlane(t *testing.T) {
+	w := newWorld(t)
+	ctx := t.Context()
+	w.cp.Inject(cloudsynctest.Fault{Method: "POST", PathPrefix: "/v1/sessions/" + w.sessionID + "/lease", Status: 503})
+	if _, err := w.bob.StartRun(ctx, w.sessionID, projection.Prompt(1, "x", nil), client.RunEvents{}); err == nil {
+		t.Fatal("a run started without the lease")
+	}
+	run, err := w.bob.StartRun(ctx, w.sessionID, projection.Prompt(1, "kept", nil), client.RunEvents{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.cp.Inject(cloudsynctest.Fault{Method: "PUT", PathPrefix: "/v1/sessions/" + w.sessionID + "/entries/", Status: 503, Count: 100})
+	run.Add(projection.Entry{Kind: projection.KindAnswer, Text: "lost?"})
+	for range 500 {
+		if run.Err() != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if run.Err() == nil {
+		t.Fatal("a refused append left the run going")
+	}
+	if err := run.Finish(ctx, client.RunEnded); err == nil {
+		t.Fatal("Finish of a failed run said nothing")
+	}
+	w.cp.ClearFaults()
+	// The lease was given back: the next run gets it at once.
+	next, err := w.ada.StartRun(ctx, w.sessionID, projection.Prompt(2, "next", nil), client.RunEvents{Queued: func(int) { t.Error("queued behind a failed run") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Finish(ctx, client.RunEnded); err != nil {
+		t.Fatal(err)
+	}
+}
