@@ -230,7 +230,8 @@ func (e *env) devicesJoin(ctx context.Context, loc l10n.Locale, args []string) i
 		if err == nil {
 			err = errors.New("empty line")
 		}
-		return e.usageErr("devices join: no token on stdin (%v)", err)
+		e.say(loc.T("cli.collab_no_token", err.Error()))
+		return exitUsage
 	}
 	return e.withSyncer(func(s *cloudsync.Syncer, _ *sessionStore) int {
 		if err := s.Configure(ctx, words[0], &token, s.Settings().AllowTitles); err != nil {

@@ -3,10 +3,13 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"mnote/acp/acptest"
@@ -155,8 +158,43 @@ func TestSharedSessionCommands(t *testing.T) {
 	if ds := expect(desk.run("devices", "--json"), 0, `"this": true`).stdout; strings.Count(ds, `"fingerprint"`) != 2 {
 		t.Fatalf("the desktop lists:\n%s", ds)
 	}
-	// The desktop continues the session on its own agent.
+	// ada's laptop follows the session live while the desktop continues
+	// it on its own agent.
+	follow := ada.cmd("show", "--follow", "--json", id)
+	fout, err := follow.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fsc := bufio.NewScanner(fout)
 	expect(desk.run("prompt", "--session", id, "--agent-cmd", desk.agentCmd(""), "from the desktop"), 0)
+	seen := map[string]bool{}
+	for fsc.Scan() {
+		var o struct {
+			Seq   int64  `json:"seq"`
+			Actor string `json:"actor"`
+			Entry struct {
+				Text string `json:"text"`
+			} `json:"entry"`
+		}
+		if err := json.Unmarshal(fsc.Bytes(), &o); err != nil {
+			t.Fatalf("follow printed %q: %v", fsc.Text(), err)
+		}
+		key := fmt.Sprint(o.Seq)
+		if seen[key] {
+			t.Fatalf("entry %d printed twice", o.Seq)
+		}
+		seen[key] = true
+		if o.Entry.Text == "from the desktop" && o.Actor == "ada" {
+			break
+		}
+	}
+	follow.Process.Signal(syscall.SIGINT)
+	if err := follow.Wait(); err != nil {
+		t.Fatalf("show --follow ended with %v", err)
+	}
 	expect(ada.run("show", id), 0, "## Turn 3 · ada", "from the desktop")
 
 	// Removing bob starts a new epoch: what follows is not his to read.

@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"mnote/app/chat"
@@ -262,7 +265,7 @@ func promptBlocks(text, context string) []thread.ContentBlock {
 // showShared prints a shared session's log with each turn's actor; it
 // reports false for a session that is not shared. With sync on the log
 // is fetched first; offline, what this machine has is shown.
-func (e *env) showShared(st *sessionStore, session string, asJSON bool) (int, bool) {
+func (e *env) showShared(st *sessionStore, session string, asJSON, follow bool) (int, bool) {
 	id, err := st.resolveSharedID(session)
 	if err != nil {
 		return e.fail(exitUsage, err), true
@@ -295,6 +298,9 @@ func (e *env) showShared(st *sessionStore, session string, asJSON bool) (int, bo
 		return 0, false
 	}
 	entries := client.FromRecords(recs)
+	if follow {
+		return e.followShared(st, id, entries, asJSON), true
+	}
 	if asJSON {
 		return e.printJSON(map[string]any{"id": id, "shared": entries}), true
 	}
@@ -306,55 +312,132 @@ func (e *env) showShared(st *sessionStore, session string, asJSON bool) (int, bo
 	return exitOK, true
 }
 
+// followShared prints the log, then follows the live stream until
+// Ctrl+C: each new entry printed (a JSON line with --json) and recorded
+// in the transcript by seq.
+func (e *env) followShared(st *sessionStore, id string, entries []client.Opened, asJSON bool) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	loc := l10n.FromEnv()
+	s, err := cloudsync.Open(cloudsync.Options{Paths: e.paths, Logger: e.log, Manual: true})
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	defer s.Close()
+	c, err := e.openCollab(ctx, s)
+	if err != nil {
+		return e.collabFail(exitUsage, err)
+	}
+	w := newTermWriter(e.stdout)
+	p := &sharedPrinter{w: w, loc: loc}
+	enc := json.NewEncoder(e.stdout)
+	var head int64
+	for _, o := range entries {
+		head = o.Seq
+		if asJSON {
+			enc.Encode(o) //nolint:errcheck // stdout
+		} else {
+			p.entry(o)
+		}
+	}
+	if !asJSON {
+		fmt.Fprintf(w, "\n")
+		w.Flush()
+		e.say(loc.T("cli.collab_following"))
+	}
+	tw, err := store.OpenTranscript(st.transcriptPath(id), store.WriterOptions{})
+	if err != nil {
+		tw = nil // busy (a turn runs here): print without recording
+		e.log.Debug("following without recording", "err", err)
+	} else {
+		defer tw.Close()
+	}
+	err = c.Follow(ctx, id, head, client.LiveEvents{
+		Entry: func(o client.Opened) error {
+			if tw != nil {
+				if _, err := store.AppendSharedEntries(tw, head, client.Records([]client.Opened{o})); err != nil {
+					return err
+				}
+			}
+			head = o.Seq
+			if asJSON {
+				return enc.Encode(o)
+			}
+			p.entry(o)
+			return w.Flush()
+		},
+	})
+	p.end()
+	w.Flush()
+	if err != nil && ctx.Err() == nil {
+		return e.collabFail(exitAgent, err)
+	}
+	return exitOK
+}
+
 // writeShared writes a shared log as a person reads it.
 func writeShared(w io.Writer, loc l10n.Locale, id string, entries []client.Opened) {
 	fmt.Fprintf(w, "# %s\n", id)
-	inAnswer := false
-	endAnswer := func() {
-		if inAnswer {
-			fmt.Fprint(w, "\n")
-			inAnswer = false
-		}
-	}
+	p := &sharedPrinter{w: w, loc: loc}
 	for _, o := range entries {
-		if o.Unreadable != "" {
-			endAnswer()
-			fmt.Fprintf(w, "\n%s\n", loc.T("cli.collab_unreadable", o.Seq, termLine(o.Actor), loc.T("cli.collab_why_"+whyKey(o.Unreadable))))
-			continue
-		}
-		en := o.Entry
-		switch en.Kind {
-		case projection.KindPrompt:
-			endAnswer()
-			fmt.Fprintf(w, "\n%s\n\n%s\n", loc.T("cli.collab_turn_heading", en.Turn, termLine(o.Actor)), en.Text)
-			if len(en.Mentions) > 0 {
-				fmt.Fprintf(w, "@%s\n", strings.Join(en.Mentions, " @"))
-			}
-		case projection.KindAnswer, projection.KindThought:
-			if !inAnswer {
-				fmt.Fprint(w, "\n")
-				inAnswer = true
-			}
-			fmt.Fprint(w, en.Text)
-		case projection.KindTool:
-			endAnswer()
-			if en.Tool != nil {
-				fmt.Fprintf(w, "%s\n", loc.T("cli.collab_tool", loc.ToolKind(en.Tool.Kind), termLine(en.Tool.Title), loc.ToolStatus(en.Tool.Status)))
-			}
-		case projection.KindPlan:
-			endAnswer()
-			for _, it := range en.Plan {
-				fmt.Fprintf(w, "- [%s] %s\n", it.Status, termLine(it.Content))
-			}
-		case projection.KindComment:
-			endAnswer()
-			fmt.Fprintf(w, "\n%s\n", loc.T("cli.collab_comment", en.Text, termLine(o.Actor)))
-		default: // a run's status
-			endAnswer()
-			fmt.Fprintf(w, "%s\n", loc.T("cli.collab_run_status", loc.T("cli.collab_status_"+statusKey(en.Text))))
-		}
+		p.entry(o)
 	}
-	endAnswer()
+	p.end()
+}
+
+// sharedPrinter writes shared entries one at a time: an answer's appends
+// run on as one text.
+type sharedPrinter struct {
+	w        io.Writer
+	loc      l10n.Locale
+	inAnswer bool
+}
+
+func (p *sharedPrinter) end() {
+	if p.inAnswer {
+		fmt.Fprint(p.w, "\n")
+		p.inAnswer = false
+	}
+}
+
+func (p *sharedPrinter) entry(o client.Opened) {
+	w, loc := p.w, p.loc
+	if o.Unreadable != "" {
+		p.end()
+		fmt.Fprintf(w, "\n%s\n", loc.T("cli.collab_unreadable", o.Seq, termLine(o.Actor), loc.T("cli.collab_why_"+whyKey(o.Unreadable))))
+		return
+	}
+	en := o.Entry
+	switch en.Kind {
+	case projection.KindPrompt:
+		p.end()
+		fmt.Fprintf(w, "\n%s\n\n%s\n", loc.T("cli.collab_turn_heading", en.Turn, termLine(o.Actor)), en.Text)
+		if len(en.Mentions) > 0 {
+			fmt.Fprintf(w, "@%s\n", strings.Join(en.Mentions, " @"))
+		}
+	case projection.KindAnswer, projection.KindThought:
+		if !p.inAnswer {
+			fmt.Fprint(w, "\n")
+			p.inAnswer = true
+		}
+		fmt.Fprint(w, en.Text)
+	case projection.KindTool:
+		p.end()
+		if en.Tool != nil {
+			fmt.Fprintf(w, "%s\n", loc.T("cli.collab_tool", loc.ToolKind(en.Tool.Kind), termLine(en.Tool.Title), loc.ToolStatus(en.Tool.Status)))
+		}
+	case projection.KindPlan:
+		p.end()
+		for _, it := range en.Plan {
+			fmt.Fprintf(w, "- [%s] %s\n", it.Status, termLine(it.Content))
+		}
+	case projection.KindComment:
+		p.end()
+		fmt.Fprintf(w, "\n%s\n", loc.T("cli.collab_comment", en.Text, termLine(o.Actor)))
+	default: // a run's status
+		p.end()
+		fmt.Fprintf(w, "%s\n", loc.T("cli.collab_run_status", loc.T("cli.collab_status_"+statusKey(en.Text))))
+	}
 }
 
 func whyKey(code string) string {

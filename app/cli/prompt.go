@@ -291,7 +291,15 @@ func (c *promptCmd) run(e *env, text string) int {
 		// session, else the earlier turns of the shared projection.
 		held := binding.How == store.HowLoad || binding.How == store.HowResume
 		loc := l10n.FromEnv()
-		mode, earlier, err := shared.start(ctx, text, held, func(pos int) { e.say(loc.T("cli.collab_queued", pos)) })
+		mode, earlier, err := shared.start(ctx, text, held, func(pos int) {
+			if c.jsonOut {
+				var j jsonLine
+				j.start("queued")
+				j.int("position", int64(pos))
+				out.write(j.end(), true)
+			}
+			e.say(loc.T("cli.collab_queued", pos))
+		})
 		if err != nil {
 			return fail(exitAgent, err)
 		}

@@ -143,15 +143,16 @@ func (e *env) oneID(fs *flag.FlagSet, args []string) (string, bool) {
 }
 
 func (e *env) runShow(args []string) int {
-	fs := e.flags("show", "[--json] [--thoughts] ID")
+	fs := e.flags("show", "[--json] [--thoughts] [--follow] ID")
 	asJSON := fs.Bool("json", false, "print the thread as JSON")
 	thoughts := fs.Bool("thoughts", false, "print thoughts in full")
+	follow := fs.Bool("follow", false, "a shared session: print its turns as they come (Ctrl+C stops)")
 	id, ok := e.oneID(fs, args)
 	if !ok {
 		return exitUsage
 	}
 	return e.withStore(func(st *sessionStore) int {
-		if code, ok := e.showShared(st, id, *asJSON); ok {
+		if code, ok := e.showShared(st, id, *asJSON, *follow); ok {
 			return code
 		}
 		p, err := st.loadPrior(id)

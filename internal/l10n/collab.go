@@ -45,6 +45,8 @@ var collabEN = map[string]string{
 	"cli.collab_run_status":       "(turn %s)",
 	"cli.collab_status_ended":     "ended",
 	"cli.collab_status_failed":    "failed",
+	"cli.collab_no_token":         "No token on stdin: give your control plane token as the first line (%s).",
+	"cli.collab_following":        "Following the session; Ctrl+C stops.",
 }
 
 var collabZH = map[string]string{
@@ -89,6 +91,8 @@ var collabZH = map[string]string{
 	"cli.collab_run_status":       "（回合状态：%s）",
 	"cli.collab_status_ended":     "结束",
 	"cli.collab_status_failed":    "失败",
+	"cli.collab_no_token":         "标准输入中没有令牌：请把控制平面令牌作为第一行输入（%s）。",
+	"cli.collab_following":        "正在跟随会话；按 Ctrl+C 停止。",
 }
 
 func init() {
