@@ -14,13 +14,31 @@ import (
 
 	"mnote/acp/acptest"
 	"mnote/cloudsync/cloudsynctest"
+	"mnote/controlplane/pgtest"
 )
 
 // A shared session end to end with three mnote homes — ada's laptop,
 // bob's machine and ada's desktop — against a real control plane on
 // loopback, each turn on the member's own test agent.
 func TestSharedSessionCommands(t *testing.T) {
-	cp := cloudsynctest.New(t)
+	t.Run("sqlite", func(t *testing.T) {
+		cp := cloudsynctest.New(t)
+		sharedSessionCommands(t, cp, filepath.Dir(strings.TrimPrefix(cp.DB, "sqlite:")))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		pg := pgtest.StartForTest(t)
+		db, err := pg.CreateDB(t.Context(), "shared_cli")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Its data folder: tables, write-ahead log, server log.
+		sharedSessionCommands(t, cloudsynctest.NewOn(t, db), pg.Dir)
+	})
+}
+
+// sharedSessionCommands runs the test on cp, whose database's files are
+// under dbDir.
+func sharedSessionCommands(t *testing.T, cp *cloudsynctest.Server, dbDir string) {
 	tokA, tokB := cp.AddUser("ada"), cp.AddUser("bob")
 	ada, bob, desk := newHarness(t), newHarness(t), newHarness(t)
 	for _, h := range []*harness{ada, bob, desk} {
@@ -217,12 +235,31 @@ func TestSharedSessionCommands(t *testing.T) {
 	// The control plane never held a word of it: not in its database
 	// files, its logs, or anything sent to it.
 	cp.Close()
-	dir := filepath.Dir(strings.TrimPrefix(cp.DB, "sqlite:"))
-	files, _ := os.ReadDir(dir)
+	var files []string
+	filepath.WalkDir(dbDir, func(p string, d os.DirEntry, err error) error { //nolint:errcheck // what cannot be read is not checked
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Fatalf("no database files under %s", dbDir)
+	}
+	// The scan reads what the database holds: the session's id is there.
+	found := false
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(id)) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		t.Fatalf("the session id is in no file under %s: the scan proves nothing", dbDir)
+	}
 	for _, c := range []string{promptCanary, answerCanary, noteCanary, inputCanary, outputCanary} {
 		for _, f := range files {
-			if b, err := os.ReadFile(filepath.Join(dir, f.Name())); err == nil && bytes.Contains(b, []byte(c)) {
-				t.Errorf("the control plane's %s holds %s", f.Name(), c)
+			if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(c)) {
+				t.Errorf("the control plane's %s holds %s", f, c)
 			}
 		}
 		if bytes.Contains(cp.Logs(), []byte(c)) {

@@ -271,6 +271,9 @@ func (c *Client) Pair(ctx context.Context, ui PairUI) (keys.DevicePublic, error)
 	if err != nil {
 		return keys.DevicePublic{}, err
 	}
+	if joined.Account != c.account {
+		return keys.DevicePublic{}, fmt.Errorf("pairing: %w: a device of %q", ErrAccount, joined.Account)
+	}
 	stmt, err := list.AddDevice(c.dev, joined, c.now())
 	if err != nil {
 		return keys.DevicePublic{}, err
