@@ -99,6 +99,10 @@ type sessionState struct {
 	RosterHead string `json:"rosterHead,omitempty"` // hex
 	// Keys are the epoch keys this device holds, by epoch (base64).
 	Keys map[string]string `json:"keys,omitempty"`
+	// Wrapped are the devices this (owner) device wrapped WrappedEpoch's
+	// key for: one that leaves its list makes a new epoch.
+	WrappedEpoch uint64   `json:"wrappedEpoch,omitempty"`
+	Wrapped      []string `json:"wrapped,omitempty"`
 }
 
 // Open opens (or makes, on first use) this machine's device for the

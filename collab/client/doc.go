@@ -52,7 +52,9 @@
 //
 // Each epoch of a session has a content key, wrapped by an owner device
 // for every device of every member; removing a member or a device starts a
-// new epoch wrapped only for the devices that remain.
+// new epoch wrapped only for the devices that remain (a member's removed
+// device: at the owner's next turn, when its client sees the device gone
+// from the member's list).
 //
 // # The shared log and the local transcript
 //

@@ -283,3 +283,46 @@ func TestRunFailsVisiblyWithoutTheControlPlane(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A member who removes one of their devices makes the owner's next turn
+// start a new epoch: the removed device cannot open what follows, the
+// member's other device can.
+func TestMemberDeviceRemovalStartsNewEpoch(t *testing.T) {
+	w := newWorld(t)
+	ctx := t.Context()
+	bob2, _ := newMachine(t, w.cp.URL, w.bobTok, "bob's phone")
+	codes := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.bob.Pair(ctx, client.PairUI{Code: func(c string, _ time.Time) { codes <- c }, Confirm: func(string) bool { return true }})
+		done <- err
+	}()
+	if err := bob2.Join(ctx, <-codes, client.PairUI{Confirm: func(string) bool { return true }}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	turn(t, w.ada, w.sessionID, 1, "to both of bob's", "ok") // wraps epoch 1 for bob's phone too
+	if got := fetch(t, bob2, w.sessionID, 0); got[0].Unreadable != "" {
+		t.Fatalf("bob's phone: %+v", got[0])
+	}
+	if err := w.bob.RemoveDevice(ctx, bob2.Device().DeviceID); err != nil {
+		t.Fatal(err)
+	}
+	turn(t, w.ada, w.sessionID, 2, "after the phone left", "secret")
+	all := fetch(t, w.bob, w.sessionID, 0)
+	last := all[len(all)-1]
+	if last.Epoch != 2 || last.Unreadable != "" {
+		t.Fatalf("bob's laptop after the rotation: %+v", last)
+	}
+	got, err := bob2.Fetch(ctx, w.sessionID, 0)
+	if err != nil {
+		return // refused altogether: fine
+	}
+	for _, o := range got {
+		if o.Epoch == 2 && o.Unreadable == "" {
+			t.Fatalf("the removed phone opened %d", o.Seq)
+		}
+	}
+}

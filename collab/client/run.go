@@ -77,8 +77,17 @@ func (c *Client) StartRun(ctx context.Context, id string, prompt projection.Entr
 		}
 	}
 	if v.roster.Owner == c.account {
-		// Members whose first device came after they were added get
-		// the key now.
+		// A member removed a device since the key was wrapped: a new
+		// epoch first. Members whose first device came after they were
+		// added get the key now.
+		if gone := c.goneDevices(v, v.roster.Epoch); len(gone) > 0 {
+			if err := c.newEpoch(ctx, id); err != nil {
+				return nil, err
+			}
+			if v, err = c.view(ctx, id); err != nil {
+				return nil, err
+			}
+		}
 		if err := c.wrapKeys(ctx, v); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"mnote/collab/keys"
 	"mnote/collab/roster"
@@ -220,6 +221,12 @@ func (c *Client) newEpoch(ctx context.Context, id string) error {
 // is returned after the others got theirs.
 func (c *Client) wrapKeys(ctx context.Context, v *view) error {
 	epoch := v.roster.Epoch
+	// A device this epoch's key went to that no verified list holds any
+	// more (a member removed one of their devices): a new epoch first.
+	if gone := c.goneDevices(v, epoch); len(gone) > 0 {
+		c.log.Info("shared sessions: devices removed, new epoch", "session", v.id, "devices", gone)
+		return c.newEpoch(ctx, v.id)
+	}
 	key, ok := c.heldKey(v.id, epoch)
 	if !ok {
 		key = keys.NewEpochKey()
@@ -254,8 +261,56 @@ func (c *Client) wrapKeys(ctx context.Context, v *view) error {
 		if err := c.api.PutKeys(ctx, v.id, int64(epoch), envs); err != nil {
 			return fmt.Errorf("keys of %s: %w", v.id, err)
 		}
+		ids := make([]string, len(envs))
+		for i, e := range envs {
+			ids[i] = e.Device
+		}
+		if err := c.keepWrapped(v.id, epoch, ids); err != nil {
+			return err
+		}
 	}
 	return blocked
+}
+
+// goneDevices are the devices epoch's key was wrapped for that are in
+// none of the members' verified lists now.
+func (c *Client) goneDevices(v *view, epoch uint64) []string {
+	c.mu.Lock()
+	var wrapped []string
+	if s := c.st.Sessions[v.id]; s != nil && s.WrappedEpoch == epoch {
+		wrapped = append(wrapped, s.Wrapped...)
+	}
+	c.mu.Unlock()
+	var gone []string
+	for _, id := range wrapped {
+		held := false
+		for _, l := range v.lists {
+			if _, ok := l.Device(id); ok {
+				held = true
+				break
+			}
+		}
+		if !held {
+			gone = append(gone, id)
+		}
+	}
+	return gone
+}
+
+// keepWrapped notes the devices epoch's key was wrapped for.
+func (c *Client) keepWrapped(id string, epoch uint64, devices []string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sessionLocked(id)
+	if s.WrappedEpoch != epoch {
+		s.WrappedEpoch, s.Wrapped = epoch, nil
+	}
+	for _, d := range devices {
+		if !slices.Contains(s.Wrapped, d) {
+			s.Wrapped = append(s.Wrapped, d)
+		}
+	}
+	return c.saveLocked()
 }
 
 // epochKey is this device's key for an epoch of the session: the one
