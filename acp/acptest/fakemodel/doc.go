@@ -20,10 +20,15 @@
 //
 // Every response carries the standard usage (prompt_tokens,
 // completion_tokens, total_tokens, completion_tokens_details.reasoning_tokens)
-// and DeepSeek's prompt_cache_hit_tokens / prompt_cache_miss_tokens; the
-// cache figures follow a simulated prefix cache (the longest prefix of the
-// request's messages that an earlier request already sent counts as hit),
-// so a second request of a turn reports hits as DeepSeek's would.
+// and DeepSeek's prompt_cache_hit_tokens / prompt_cache_miss_tokens
+// (prompt_tokens is their sum). The cache figures follow a simulated
+// prefix cache kept the way DeepSeek documents its own: the longest prefix
+// of this request's prompt that any earlier request to the same server
+// sent, counted in whole units of 64 tokens (CacheUnit). The prompt is the
+// system message(s), the tool definitions, then the other messages
+// (promptText), and tokens are split by Tokens: a run of ASCII letters and
+// digits is one token, every other character one token. Request.CacheDiverged
+// says where a prompt rewrote an earlier one instead of extending it.
 //
 // Every request is logged (Server.Requests, and Options.LogFile as JSON
 // lines), including those answered 401 (Script.APIKey set and not sent, or

@@ -52,7 +52,11 @@ type Request struct {
 	ToolResult string `json:"toolResult,omitempty"`
 	Status     int    `json:"status"`
 	Usage      *Usage `json:"usage,omitempty"`
-	Error      string `json:"error,omitempty"`
+	// CacheDiverged, when the prompt changed the text of the earlier
+	// prompt it shares the longest prefix with (rather than extending
+	// it), shows where: what costs cache hits.
+	CacheDiverged string `json:"cacheDiverged,omitempty"`
+	Error         string `json:"error,omitempty"`
 	// Body is the request body, with Options.KeepBodies.
 	Body json.RawMessage `json:"body,omitempty"`
 }
@@ -86,7 +90,7 @@ type Server struct {
 
 	mu           sync.Mutex
 	reqs         []Request
-	seen         []string // conversations sent so far, for the prefix cache
+	cache        prefixCache // the simulated prompt cache
 	calls        int
 	unauthorized bool
 	logFile      *os.File
@@ -317,8 +321,8 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		rec.Error = rep.text
 		s.log.Warn("fakemodel: cannot follow the script", "err", rep.text)
 	}
-	u := s.usage(&req, rep)
-	rec.Usage = &u
+	u, diverged := s.usage(&req, rep)
+	rec.Usage, rec.CacheDiverged = &u, diverged
 	rec.Status = http.StatusOK
 	s.record(rec)
 
@@ -345,57 +349,6 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   u,
 	})
-}
-
-// usage computes the token counts of a reply, with the prompt cache
-// figures of a simulated prefix cache.
-func (s *Server) usage(req *chatRequest, rep reply) Usage {
-	var conv strings.Builder
-	for _, m := range req.Messages {
-		conv.WriteString(m.Role)
-		conv.WriteByte(':')
-		conv.Write(m.Content)
-		for _, c := range m.ToolCalls {
-			conv.WriteString(c.Function.Name)
-			conv.WriteString(c.Function.Arguments)
-		}
-		conv.WriteByte('\n')
-	}
-	key := conv.String()
-	s.mu.Lock()
-	hit := 0
-	for _, prev := range s.seen {
-		hit = max(hit, commonPrefix(prev, key))
-	}
-	s.seen = append(s.seen, key)
-	if len(s.seen) > 256 {
-		s.seen = s.seen[1:]
-	}
-	s.mu.Unlock()
-
-	var u Usage
-	u.PromptTokens = int64(len(key)/4 + 1)
-	u.PromptCacheHitTokens = int64(hit / 4)
-	u.PromptCacheMissTokens = u.PromptTokens - u.PromptCacheHitTokens
-	u.PromptTokensDetails.CachedTokens = u.PromptCacheHitTokens
-	u.CompletionTokensDetails.ReasoningTokens = int64(len(rep.reasoning)/4 + 1)
-	out := len(rep.text) + len(rep.reasoning)
-	if rep.call != nil {
-		out += len(rep.call.Function.Name) + len(rep.call.Function.Arguments)
-	}
-	u.CompletionTokens = int64(out/4 + 1)
-	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	return u
-}
-
-func commonPrefix(a, b string) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
 }
 
 // stream writes the reply as server-sent events.
