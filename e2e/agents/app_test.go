@@ -135,11 +135,19 @@ type threadEvent struct {
 // turn ends with end_turn. It returns the titles of the requests.
 func (a *appRun) turn(id, text string) []string {
 	a.t.Helper()
+	return a.turnWith(map[string]any{"id": id, "text": text})
+}
+
+// turnWith is turn with the whole sessions.prompt arguments (context,
+// mentions).
+func (a *appRun) turnWith(args map[string]any) []string {
+	a.t.Helper()
+	id, _ := args["id"].(string)
 	ctx, cancel := a.ctx()
 	defer cancel()
 	from := a.rec.Len()
 	var started app.TurnStarted
-	a.mustCall("sessions.prompt", map[string]any{"id": id, "text": text}, &started)
+	a.mustCall("sessions.prompt", args, &started)
 	var asked []string
 	for {
 		var te threadEvent
