@@ -5,7 +5,8 @@
 // Usage:
 //
 //	mnote-fakemodel [--addr 127.0.0.1:0] [--script FILE] [--script-json JSON]
-//	                [--log FILE] [--log-bodies] [--url-file FILE] [-- COMMAND ARG...]
+//	                [--log FILE] [--log-bodies] [--url-file FILE] [--cache-file FILE]
+//	                [-- COMMAND ARG...]
 //
 // Without a command it prints its base URL (http://127.0.0.1:PORT) on
 // stdout and serves until SIGINT or SIGTERM. With a command it serves while
@@ -18,7 +19,10 @@
 // The script is a JSON object with the fields of fakemodel.Script (file,
 // dir, append, answer, sideAnswer, stallMarker, apiKey, models,
 // chunkBytes); --script-json keys are laid over --script's. The log gets
-// one JSON object per request (fakemodel.Request).
+// one JSON object per request (fakemodel.Request). --cache-file keeps the
+// simulated prompt cache in a file, so a server started after this one
+// (another agent process) finds what this one cached, as DeepSeek's cache
+// outlives a client.
 package main
 
 import (
@@ -45,6 +49,7 @@ func run(args []string) int {
 	logFile := fs.String("log", "", "append one JSON line per request to `file`")
 	urlFile := fs.String("url-file", "", "write the base URL to `file` once listening")
 	bodies := fs.Bool("log-bodies", false, "keep whole request bodies in the log")
+	cacheFile := fs.String("cache-file", "", "keep the simulated prompt cache in `file`, shared with the next server started with it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -54,7 +59,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "mnote-fakemodel: %v\n", err)
 		return 2
 	}
-	srv, err := fakemodel.Start(script, fakemodel.Options{Addr: *addr, LogFile: *logFile, KeepBodies: *bodies})
+	srv, err := fakemodel.Start(script, fakemodel.Options{Addr: *addr, LogFile: *logFile, KeepBodies: *bodies, CacheFile: *cacheFile})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mnote-fakemodel: %v\n", err)
 		return 1

@@ -22,8 +22,11 @@ import (
 type cacheScenario struct {
 	key, title string
 	bar        float64 // the design's bar for the session's hit rate
-	notes      []string
-	turns      []cacheTurnSpec
+	// cli: each turn is its own `mnote prompt` (a new mnote and agent
+	// process that loads the session), not a turn in the window.
+	cli   bool
+	notes []string
+	turns []cacheTurnSpec
 }
 
 // cacheTurnSpec is one prompt: its text and the note open in the window
@@ -87,7 +90,12 @@ func cacheScenarios(short bool) []cacheScenario {
 		}
 		c.turns = append(c.turns, cacheTurnSpec{fmt.Sprintf("Add a line 'hi' to %s (turn %d)", n, i+1), open})
 	}
-	return []cacheScenario{a, b, c}
+	cli := cacheScenario{key: "A-cli", title: "scenario A through `mnote prompt`: a new mnote and agent process each turn (session/load), no open note",
+		bar: 0.80, notes: a.notes, cli: true}
+	for _, ts := range a.turns {
+		cli.turns = append(cli.turns, cacheTurnSpec{text: ts.text})
+	}
+	return []cacheScenario{a, b, c, cli}
 }
 
 // noteText is a note of a few hundred tokens, different for each path.
@@ -111,35 +119,55 @@ func runCacheScenario(t *testing.T, spec agentSpec, sc cacheScenario) cacheRun {
 	}
 	run := cacheRun{agent: spec.name, scenario: sc}
 	start := time.Now()
-	h.inApp(func(a *appRun) {
-		id := a.create()
-		for i, ts := range sc.turns {
+	if sc.cli {
+		id := ""
+		for _, ts := range sc.turns {
 			before := len(h.requests())
-			args := map[string]any{"id": id, "text": ts.text}
-			if ts.open != "" {
-				args["context"] = map[string]any{"path": ts.open}
+			r := h.prompt(id, ts.text, "")
+			if r.code != 0 {
+				t.Fatalf("%s %s: exit %d\n%s", spec.name, sc.key, r.code, r.stderr)
 			}
-			a.turnWith(args)
-			var ct cacheTurn
-			for _, q := range h.requests()[before:] {
-				ct.requests++
-				if q.Usage != nil {
-					ct.hit += q.Usage.PromptCacheHitTokens
-					ct.miss += q.Usage.PromptCacheMissTokens
-				}
-				if q.CacheDiverged != "" {
-					ct.diverged = append(ct.diverged, q.CacheDiverged)
-				}
-			}
-			if ct.hit%64 != 0 || ct.hit+ct.miss == 0 {
-				t.Errorf("%s %s turn %d: %d hit, %d miss tokens", spec.name, sc.key, i+1, ct.hit, ct.miss)
-			}
-			run.turns = append(run.turns, ct)
+			id, _ = r.session()["sessionId"].(string)
+			run.turns = append(run.turns, h.cacheTurn(before))
 		}
-	})
+	} else {
+		h.inApp(func(a *appRun) {
+			id := a.create()
+			for _, ts := range sc.turns {
+				before := len(h.requests())
+				args := map[string]any{"id": id, "text": ts.text}
+				if ts.open != "" {
+					args["context"] = map[string]any{"path": ts.open}
+				}
+				a.turnWith(args)
+				run.turns = append(run.turns, h.cacheTurn(before))
+			}
+		})
+	}
+	for i, ct := range run.turns {
+		if ct.hit%64 != 0 || ct.hit+ct.miss == 0 {
+			t.Errorf("%s %s turn %d: %d hit, %d miss tokens", spec.name, sc.key, i+1, ct.hit, ct.miss)
+		}
+	}
 	run.took = time.Since(start)
 	t.Logf("%s scenario %s: hit rate %.1f%% over %d turns in %s", spec.name, sc.key, 100*run.rate(), len(run.turns), run.took.Round(time.Millisecond))
 	return run
+}
+
+// cacheTurn sums what the model server counted from request before on.
+func (h *harness) cacheTurn(before int) cacheTurn {
+	var ct cacheTurn
+	for _, q := range h.requests()[before:] {
+		ct.requests++
+		if q.Usage != nil {
+			ct.hit += q.Usage.PromptCacheHitTokens
+			ct.miss += q.Usage.PromptCacheMissTokens
+		}
+		if q.CacheDiverged != "" {
+			ct.diverged = append(ct.diverged, q.CacheDiverged)
+		}
+	}
+	return ct
 }
 
 func TestCacheReport(t *testing.T) {

@@ -204,7 +204,10 @@ func (h *harness) writeConfig() {
 	if err := os.WriteFile(scriptFile, script, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	launch := []string{fake, "--addr", fmt.Sprintf("127.0.0.1:%d", h.port), "--log", h.modelLog, "--script", scriptFile}
+	// The prompt cache outlives an agent process (as DeepSeek's does):
+	// the next process's fake model starts with it.
+	launch := []string{fake, "--addr", fmt.Sprintf("127.0.0.1:%d", h.port), "--log", h.modelLog, "--script", scriptFile,
+		"--cache-file", filepath.Join(filepath.Dir(h.modelLog), "model-cache.json")}
 	if dir := os.Getenv("MNOTE_E2E_MODEL_BODIES"); dir != "" {
 		// For finding out what an agent sends: whole request bodies,
 		// the log copied to DIR when the test ends.

@@ -2,8 +2,12 @@ package fakemodel
 
 import (
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
+	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -87,6 +91,58 @@ func isWordByte(c byte) bool {
 type prefixCache struct {
 	units  map[uint64]struct{}
 	recent []string // the last prompts' text, to say where a prompt left the cache
+	file   string   // where it is kept, when it outlives the server
+}
+
+// cacheState is a prefixCache as kept in its file.
+type cacheState struct {
+	Units  []uint64 `json:"units"`
+	Recent []string `json:"recent"`
+}
+
+// load reads the cache kept in file (none yet: empty) and keeps it there.
+func (c *prefixCache) load(file string) error {
+	c.file = file
+	b, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("fakemodel: cache file: %w", err)
+	}
+	var st cacheState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("fakemodel: cache file %s: %w", file, err)
+	}
+	c.units = make(map[uint64]struct{}, len(st.Units))
+	for _, u := range st.Units {
+		c.units[u] = struct{}{}
+	}
+	c.recent = st.Recent
+	return nil
+}
+
+// save writes the cache to its file (atomically: a temporary file renamed).
+func (c *prefixCache) save() error {
+	if c.file == "" {
+		return nil
+	}
+	st := cacheState{Units: make([]uint64, 0, len(c.units)), Recent: c.recent}
+	for u := range c.units {
+		st.Units = append(st.Units, u)
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("fakemodel: cache file: %w", err)
+	}
+	tmp := c.file + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("fakemodel: cache file: %w", err)
+	}
+	if err := os.Rename(tmp, c.file); err != nil {
+		return fmt.Errorf("fakemodel: cache file: %w", err)
+	}
+	return nil
 }
 
 const (
@@ -158,7 +214,11 @@ func (s *Server) usage(req *chatRequest, rep reply) (Usage, string) {
 	text := promptText(req)
 	s.mu.Lock()
 	tokens, hit, diverged := s.cache.lookup(text)
+	err := s.cache.save()
 	s.mu.Unlock()
+	if err != nil {
+		s.log.Warn("fakemodel: the prompt cache is not kept", "err", err)
+	}
 
 	var u Usage
 	u.PromptTokens = int64(tokens)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -120,5 +122,45 @@ func TestPromptCacheOverHTTP(t *testing.T) {
 	reqs := srv.Requests()
 	if d := reqs[len(reqs)-1].CacheDiverged; !strings.Contains(d, "<|tool|>b") {
 		t.Errorf("reordered tools: diverged %q", d)
+	}
+}
+
+// With a cache file, a second server finds what the first cached.
+func TestCacheFileOutlivesServer(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cache.json")
+	prompt := func() Usage {
+		t.Helper()
+		srv, err := Start(Script{}, Options{CacheFile: file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		body, _ := json.Marshal(map[string]any{"messages": []any{
+			map[string]any{"role": "system", "content": words("sys", 200)},
+			map[string]any{"role": "user", "content": "hello"}}})
+		resp, err := http.Post(srv.URL()+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Usage Usage `json:"usage"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Usage
+	}
+	if u := prompt(); u.PromptCacheHitTokens != 0 {
+		t.Fatalf("first server: %+v", u)
+	}
+	if u := prompt(); u.PromptCacheHitTokens < 384 {
+		t.Fatalf("second server with the same cache file: %+v", u)
+	}
+	if err := os.WriteFile(file, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start(Script{}, Options{CacheFile: file}); err == nil {
+		t.Fatal("a broken cache file was taken")
 	}
 }

@@ -30,6 +30,12 @@ type Options struct {
 	// KeepBodies keeps each request's whole body in Request.Body (for
 	// finding out what a new agent version sends).
 	KeepBodies bool
+	// CacheFile, when set, keeps the simulated prompt cache in this file
+	// (read at Start, written after each request), so that it outlives
+	// the server as DeepSeek's outlives an agent process: servers started
+	// one after another with the same file share one cache. Servers
+	// running at the same time must not share it.
+	CacheFile string
 }
 
 // Request is one request the server got, as logged.
@@ -119,6 +125,14 @@ func Start(script Script, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("fakemodel: request log: %w", err)
 		}
 		s.logFile = f
+	}
+	if opts.CacheFile != "" {
+		if err := s.cache.load(opts.CacheFile); err != nil {
+			if s.logFile != nil {
+				s.logFile.Close()
+			}
+			return nil, err
+		}
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
