@@ -97,6 +97,7 @@ var contract = map[string][]any{
 	"Cost":                      {thread.Cost{}},
 	"CacheUsage":                {thread.CacheUsage{}},
 	"CacheFigures":              {thread.CacheFigures{}},
+	"TurnCache":                 {thread.TurnCache{}},
 	"BufferState":               {workspace.BufferState{}},
 	"TreeNode":                  {workspace.Node{}},
 	"FindHit":                   {workspace.Match{}},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"mnote/internal/jsonscan"
 )
@@ -28,7 +29,21 @@ type CacheFigures struct {
 type CacheUsage struct {
 	Turn    CacheFigures `json:"turn"`
 	Session CacheFigures `json:"session"`
+	// Turns are the figures of each turn that reported some, oldest
+	// first, the last MaxCacheTurns of them: the window draws the hit
+	// rate's trend from them. (An agent's own notification has none;
+	// the thread keeps them.)
+	Turns []TurnCache `json:"turns,omitempty"`
 }
+
+// TurnCache is one turn's prompt-cache figures.
+type TurnCache struct {
+	Turn int `json:"turn"`
+	CacheFigures
+}
+
+// MaxCacheTurns bounds CacheUsage.Turns.
+const MaxCacheTurns = 50
 
 // ParseCacheStatus reads the cache figures of an agent notification.
 // ok is false for a method that carries none, or params without them; an
@@ -109,6 +124,11 @@ func (t *Thread) ApplyNotification(method string, params json.RawMessage) (Chang
 
 // SetCacheUsage records prompt-cache figures (see ApplyNotification).
 func (t *Thread) SetCacheUsage(cu CacheUsage) Change {
+	var turns []TurnCache
+	if t.usage.Cache != nil {
+		turns = t.usage.Cache.Turns
+	}
+	cu.Turns = recordTurnCache(turns, t.turn, cu.Turn)
 	t.usage.Cache = &cu
 	return Change{Op: OpMeta, Kind: MetaUsage}
 }
@@ -116,3 +136,23 @@ func (t *Thread) SetCacheUsage(cu CacheUsage) Change {
 // Usage returns a copy of the session's usage state (Meta without the
 // rest).
 func (t *Thread) Usage() Usage { return cloneUsage(t.usage) }
+
+// recordTurnCache sets turn's figures in turns (a later report of the same
+// turn replaces the earlier, as the agent's turn figures grow), keeping
+// the last MaxCacheTurns. Figures with no tokens, and turn 0 (before the
+// first prompt), are not kept.
+func recordTurnCache(turns []TurnCache, turn int, f CacheFigures) []TurnCache {
+	if turn <= 0 || f.HitTokens+f.MissTokens == 0 {
+		return turns
+	}
+	turns = slices.Clone(turns)
+	if n := len(turns); n > 0 && turns[n-1].Turn == turn {
+		turns[n-1].CacheFigures = f
+		return turns
+	}
+	turns = append(turns, TurnCache{Turn: turn, CacheFigures: f})
+	if len(turns) > MaxCacheTurns {
+		turns = turns[len(turns)-MaxCacheTurns:]
+	}
+	return turns
+}

@@ -3,6 +3,7 @@ package thread
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -71,5 +72,41 @@ func TestApplyNotificationOthers(t *testing.T) {
 	}
 	if c := th.Snapshot().Usage.Cache; c.Turn != (CacheFigures{0, 10, 0}) {
 		t.Errorf("clamped figures: %+v", c.Turn)
+	}
+}
+
+// Each turn's figures are kept for the window's trend: the last report of
+// a turn counts, turns without figures are skipped, and copies are copies.
+func TestCacheTurns(t *testing.T) {
+	th := newTestThread()
+	// Before the first prompt (a replayed status): not a turn.
+	th.ApplyNotification(MethodReasonixStatus, reasonixStatus(64, 36, 64, 36, "null"))
+	th.AddUserPrompt([]ContentBlock{{Type: "text", Text: "one"}})
+	th.ApplyNotification(MethodReasonixStatus, reasonixStatus(100, 100, 100, 100, "null"))
+	th.ApplyNotification(MethodReasonixStatus, reasonixStatus(300, 100, 300, 100, "null"))
+	th.AddUserPrompt(nil) // turn 2 reports nothing
+	th.AddUserPrompt(nil)
+	th.ApplyNotification(MethodReasonixStatus, reasonixStatus(900, 100, 1200, 200, "null"))
+	got := th.Snapshot().Usage.Cache.Turns
+	if len(got) != 2 || got[0].Turn != 1 || got[0].HitTokens != 300 || got[0].HitRatio != 0.75 ||
+		got[1].Turn != 3 || got[1].HitRatio != 0.9 {
+		t.Fatalf("turns = %+v", got)
+	}
+	s := th.Snapshot()
+	s.Usage.Cache.Turns[0].HitTokens = 1
+	if th.Snapshot().Usage.Cache.Turns[0].HitTokens != 300 {
+		t.Error("a snapshot shares the turns with the thread")
+	}
+	b, _ := json.Marshal(th.Snapshot().Usage.Cache)
+	if want := `"turns":[{"turn":1,"hitTokens":300,"missTokens":100,"hitRatio":0.75},{"turn":3,`; !strings.Contains(string(b), want) {
+		t.Errorf("JSON %s, want %s…", b, want)
+	}
+	// Bounded.
+	for range MaxCacheTurns + 5 {
+		th.AddUserPrompt(nil)
+		th.ApplyNotification(MethodReasonixStatus, reasonixStatus(1, 1, 1, 1, "null"))
+	}
+	if n := len(th.Snapshot().Usage.Cache.Turns); n != MaxCacheTurns {
+		t.Errorf("%d turns kept, want %d", n, MaxCacheTurns)
 	}
 }

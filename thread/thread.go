@@ -493,6 +493,7 @@ func cloneUsage(u Usage) Usage {
 	}
 	if u.Cache != nil {
 		c := *u.Cache
+		c.Turns = slices.Clone(c.Turns)
 		u.Cache = &c
 	}
 	u.LastTokens = maps.Clone(u.LastTokens)

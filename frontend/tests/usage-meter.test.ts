@@ -44,6 +44,23 @@ describe('UsageMeter', () => {
     expect(target.querySelector('[role="meter"]')).toBeNull();
   });
 
+  it('draws the hit rate per turn beside the chip, worded in the tooltip', () => {
+    const turns = [
+      { turn: 1, hitTokens: 600, missTokens: 400, hitRatio: 0.6 },
+      { turn: 2, hitTokens: 900, missTokens: 100, hitRatio: 0.9 },
+      { turn: 3, hitTokens: 940, missTokens: 60, hitRatio: 0.94 },
+    ];
+    show({ ...reasonix, cache: { ...reasonix.cache, turns } });
+    const svg = target.querySelector('[data-testid="usage-cache-trend"]')!;
+    expect(svg.getAttribute('aria-label')).toBe('Hit rate per turn, last 3: 60% → 90% → 94% (rising)');
+    expect(svg.getAttribute('data-direction')).toBe('up');
+    expect(svg.querySelector('polyline')!.getAttribute('points')).toBe('0,4.8 20,1.2 40,0.7');
+    unmount(comp!);
+    // One turn is no trend.
+    show({ ...reasonix, cache: { ...reasonix.cache, turns: turns.slice(0, 1) } });
+    expect(target.querySelector('[data-testid="usage-cache-trend"]')).toBeNull();
+  });
+
   it('falls back to the session ratio when the turn has no figures yet', () => {
     show({ ...reasonix, cache: { ...reasonix.cache, turn: { hitTokens: 0, missTokens: 0, hitRatio: 0 } } });
     const chip = target.querySelector('[data-testid="usage-cache"]')!;

@@ -454,6 +454,17 @@ export interface CacheFigures {
 export interface CacheUsage {
   turn: CacheFigures;
   session: CacheFigures;
+  /** Each turn's figures that reported some, oldest first (at most 50): the hit rate's trend. */
+  turns?: TurnCache[] | null;
+}
+
+/** One turn's prompt-cache figures. */
+export interface TurnCache {
+  turn: number;
+  hitTokens: number;
+  missTokens: number;
+  /** hit / (hit + miss), 0 to 1. */
+  hitRatio: number;
 }
 
 /** A model the agent offers: a value of its "model" config option, else of the legacy "models" field. */
