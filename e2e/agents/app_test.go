@@ -30,13 +30,24 @@ type appRun struct {
 // agents they started).
 func (h *harness) inApp(fn func(a *appRun)) {
 	h.t.Helper()
+	h.inAppWith(nil, fn)
+}
+
+// inAppWith is inApp with the services' configuration changed by edit
+// (the pool's limits).
+func (h *harness) inAppWith(edit func(*app.Config), fn func(a *appRun)) {
+	h.t.Helper()
 	rec := &app.Recorder{}
-	svc, err := app.New(app.Config{
+	cfg := app.Config{
 		Paths: h.mnotePaths(), Workspace: h.ws, Emitter: rec,
 		Detector:    runtimes.NewDetector(runtimes.DetectOptions{Inherited: true}),
 		InitTimeout: 90 * time.Second, CancelGrace: 5 * time.Second,
 		MCPCommand: h.mnote,
-	})
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	svc, err := app.New(cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}
