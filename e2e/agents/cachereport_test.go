@@ -262,8 +262,13 @@ design's.
 
 ## Sessions
 
-| scenario | agent | turns | hit rate | bar | | per turn | trend |
-|---|---|---|---|---|---|---|---|
+"rewrites" counts the model requests whose prompt changed the text of the
+earlier prompt it shares the longest prefix with, instead of extending it:
+each is a place where something ahead of stable text changed and the cache
+was lost from there on (the server logs where: Request.CacheDiverged).
+
+| scenario | agent | turns | requests | rewrites | hit rate | bar | | per turn | trend |
+|---|---|---|---|---|---|---|---|---|---|
 `)
 	for _, r := range runs {
 		var rates []float64
@@ -274,8 +279,12 @@ design's.
 		if r.rate() < r.scenario.bar {
 			ok = "✗"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.1f %% | ≥ %.0f %% | %s | %s | %s |\n", r.scenario.key, r.agent, len(r.turns),
-			100*r.rate(), 100*r.scenario.bar, ok, sparkline(rates), trend(rates))
+		reqs, rewrites := 0, 0
+		for _, t := range r.turns {
+			reqs, rewrites = reqs+t.requests, rewrites+len(t.diverged)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.1f %% | ≥ %.0f %% | %s | %s | %s |\n", r.scenario.key, r.agent, len(r.turns),
+			reqs, rewrites, 100*r.rate(), 100*r.scenario.bar, ok, sparkline(rates), trend(rates))
 	}
 	for _, r := range runs {
 		fmt.Fprintf(&b, "\n## %s — scenario %s: %s\n\n", r.agent, r.scenario.key, r.scenario.title)
