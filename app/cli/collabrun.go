@@ -236,6 +236,9 @@ func (t *sharedTurn) finish(ctx context.Context, failed bool) error {
 	if failed {
 		status = client.RunFailed
 	}
+	// A cancelled turn (Ctrl+C) still ends in the log.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
 	if err := t.run.Finish(ctx, status); err != nil {
 		return errors.New(l10n.FromEnv().T("cli.collab_share_incomplete", err.Error()))
 	}
