@@ -45,8 +45,10 @@ type Run struct {
 	key   keys.EpochKey
 	epoch uint64
 
-	mu      sync.Mutex
-	head    int64
+	send sync.Mutex // held while appending: head, and appends in order
+	head int64
+
+	mu      sync.Mutex                  // what waits to be appended, err, renewed
 	answer  string                      // answer text not appended yet
 	tools   map[string]*projection.Tool // latest state of each tool call not appended yet
 	order   []string
@@ -181,41 +183,35 @@ func (r *Run) append(ctx context.Context, e projection.Entry) error {
 // Add queues one projection entry of the run: an answer's text is
 // appended (as the new text since the last append) at most about ten
 // times a second; a tool call's latest title, kind and status and the
-// latest plan go with the next append.
+// latest plan go with the next append. It does not wait for the network
+// (the agent's stream is not held up), except for the rare other kinds.
 func (r *Run) Add(e projection.Entry) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	e.Turn = r.turn
 	switch e.Kind {
 	case projection.KindAnswer:
 		r.answer += e.Text
 	case projection.KindTool:
-		if e.Tool == nil {
-			return
+		if e.Tool != nil {
+			t := *e.Tool
+			if _, ok := r.tools[t.ToolCallID]; !ok {
+				r.order = append(r.order, t.ToolCallID)
+			}
+			r.tools[t.ToolCallID] = &t
 		}
-		t := *e.Tool
-		if _, ok := r.tools[t.ToolCallID]; !ok {
-			r.order = append(r.order, t.ToolCallID)
-		}
-		r.tools[t.ToolCallID] = &t
 	case projection.KindPlan:
 		r.plan = &e
 	default:
-		r.flushLocked(context.Background())
-		if r.err == nil {
-			if err := r.append(context.Background(), e); err != nil {
-				r.err = err
-			}
-		}
-	}
-}
-
-// flushLocked appends what waits: the answer text, then tool calls, then
-// the plan.
-func (r *Run) flushLocked(ctx context.Context) {
-	if r.err != nil {
+		r.mu.Unlock()
+		r.flush(context.Background(), &e)
 		return
 	}
+	r.mu.Unlock()
+}
+
+// takeLocked takes what waits: the answer text, then tool calls, then
+// the plan.
+func (r *Run) takeLocked() []projection.Entry {
 	var batch []projection.Entry
 	if r.answer != "" {
 		batch = append(batch, projection.Entry{Kind: projection.KindAnswer, Turn: r.turn, Text: r.answer})
@@ -229,11 +225,38 @@ func (r *Run) flushLocked(ctx context.Context) {
 		batch = append(batch, *r.plan)
 		r.plan = nil
 	}
+	return batch
+}
+
+// flush appends what waits, then extra if given, one append at a time
+// (send keeps them in order), outside the lock Add takes.
+func (r *Run) flush(ctx context.Context, extra *projection.Entry) {
+	r.send.Lock()
+	defer r.send.Unlock()
+	r.mu.Lock()
+	batch := r.takeLocked()
+	failed := r.err != nil
+	r.mu.Unlock()
+	if extra != nil {
+		batch = append(batch, *extra)
+	}
+	if failed {
+		return
+	}
 	for _, e := range batch {
 		if err := r.append(ctx, e); err != nil {
-			r.err = fmt.Errorf("shared session %s: %w", r.v.id, err)
+			r.fail(fmt.Errorf("shared session %s: %w", r.v.id, err))
 			return
 		}
+	}
+}
+
+// fail records the run's first control-plane failure.
+func (r *Run) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = err
 	}
 }
 
@@ -248,21 +271,22 @@ func (r *Run) loop() {
 			return
 		case <-t.C:
 		}
+		r.flush(context.Background(), nil)
 		r.mu.Lock()
-		r.flushLocked(context.Background())
 		renew := r.err == nil && (r.ttl <= 0 || r.c.now().Sub(r.renewed) > r.ttl/3)
 		r.mu.Unlock()
-		if renew {
-			st, err := r.c.api.RequestLease(context.Background(), r.v.id, r.ID, r.c.dev.ID())
+		if !renew {
+			continue
+		}
+		st, err := r.c.api.RequestLease(context.Background(), r.v.id, r.ID, r.c.dev.ID())
+		switch {
+		case err != nil:
+			r.fail(fmt.Errorf("the lease of %s: %w", r.v.id, err))
+		case !st.Granted:
+			r.fail(fmt.Errorf("the lease of %s: %w", r.v.id, errors.New("lost to another run")))
+		default:
 			r.mu.Lock()
-			switch {
-			case err != nil:
-				r.err = fmt.Errorf("the lease of %s: %w", r.v.id, err)
-			case !st.Granted:
-				r.err = fmt.Errorf("the lease of %s: %w", r.v.id, errors.New("lost to another run"))
-			default:
-				r.renewed = r.c.now()
-			}
+			r.renewed = r.c.now()
 			r.mu.Unlock()
 		}
 	}
@@ -282,15 +306,8 @@ func (r *Run) Err() error {
 func (r *Run) Finish(ctx context.Context, status string) error {
 	close(r.stop)
 	<-r.done
-	r.mu.Lock()
-	r.flushLocked(ctx)
-	if r.err == nil {
-		if err := r.append(ctx, projection.Entry{Kind: api.KindStatus, Turn: r.turn, Text: status}); err != nil {
-			r.err = fmt.Errorf("shared session %s: %w", r.v.id, err)
-		}
-	}
-	err := r.err
-	r.mu.Unlock()
+	r.flush(ctx, &projection.Entry{Kind: api.KindStatus, Turn: r.turn, Text: status})
+	err := r.Err()
 	if _, rerr := r.c.api.ReleaseLease(context.WithoutCancel(ctx), r.v.id, r.ID); rerr != nil && err == nil {
 		err = fmt.Errorf("the lease of %s: %w", r.v.id, rerr)
 	}
@@ -299,8 +316,8 @@ func (r *Run) Finish(ctx context.Context, status string) error {
 
 // Head is the seq of the run's last append.
 func (r *Run) Head() int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.send.Lock()
+	defer r.send.Unlock()
 	return r.head
 }
 
