@@ -5,7 +5,7 @@
 #   make build   build/bin/mnote (the command line, no GTK), mnote-app (the window),
 #                mnote-controlplane (+ mnote-testagent for the tests)
 #   make package dist/: .deb, .rpm and .tar.gz (make package-test: install the .deb in a chroot;
-#                make check-size: the installed size against its 25 MB budget)
+#                make check-size: the installed size against its 26 MB budget)
 #   make bench   Go benchmarks, bench/*/run.sh and the window's PSS
 #   make install the app for one user under PREFIX (default ~/.local)
 #   make deps    install missing system packages, download Go modules

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"sync"
 
@@ -90,7 +89,11 @@ func (e *env) run(args []string) int {
 		}
 	}
 	if path := os.Getenv("MNOTE_MEMPROFILE"); path != "" {
-		defer writeHeapProfile(path)
+		defer func() {
+			if err := writeHeapProfile(path); err != nil {
+				e.warn("heap profile: %v", err)
+			}
+		}()
 	}
 	if os.Getenv("MNOTE_MEMSTATS") != "" {
 		defer printMemStats(e.stderr)
@@ -241,30 +244,6 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		rest = append(rest, args[0])
 		args = args[1:]
 	}
-}
-
-// startCPUProfile writes a CPU profile to path until stop is called
-// (MNOTE_CPUPROFILE=path, for performance work).
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}
-
-// writeHeapProfile writes a heap profile (MNOTE_MEMPROFILE=path).
-func writeHeapProfile(path string) {
-	f, err := os.Create(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_ = pprof.Lookup("heap").WriteTo(f, 0)
 }
 
 // printMemStats prints what the Go runtime holds (MNOTE_MEMSTATS=1), to

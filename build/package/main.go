@@ -163,9 +163,12 @@ type file struct {
 type tree []file
 
 // maxInstalled is the budget for everything the package installs: a
-// desktop app under 25 MB (the command line and the window together, with
-// their icons and man page).
-const maxInstalled = 25_000_000
+// desktop app under 26 MB (the command line and the window together, with
+// their icons and man page). It was 25 MB until shared sessions (their
+// end-to-end encryption client and roster checks) and installing agents
+// from the ACP Registry (zip and tar unpacking) added 1.05 MB; the
+// profiler left the app's build then (0.19 MB), for 25.6 MB installed.
+const maxInstalled = 26_000_000
 
 // withinBudget prints the installed size and fails when it is over
 // maxInstalled.
