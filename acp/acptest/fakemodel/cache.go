@@ -200,12 +200,18 @@ func (c *prefixCache) divergence(text string) string {
 	if best < 0 || at >= len(c.recent[best]) || at >= len(text) {
 		return ""
 	}
+	// Parting before a whole cache unit is a different prompt (a title
+	// request beside the conversation), not a rewrite of a cached one.
+	shared := len(Tokens(text[:at]))
+	if shared < CacheUnit {
+		return ""
+	}
 	old := c.recent[best]
 	from := max(0, at-60)
 	show := func(s string) string {
 		return strings.ToValidUTF8(s[from:min(len(s), at+60)], "?")
 	}
-	return fmt.Sprintf("@token %d: %q ⇒ %q", len(Tokens(text[:at])), show(old), show(text))
+	return fmt.Sprintf("@token %d: %q ⇒ %q", shared, show(old), show(text))
 }
 
 // usage computes the token counts of a reply, with the prompt cache

@@ -63,6 +63,10 @@ func TestPrefixCacheUnits(t *testing.T) {
 	if hit != 64 || !strings.Contains(d, "@token 70") || !strings.Contains(d, "CHANGED") {
 		t.Fatalf("changed at 70: %d hit, diverged %q", hit, d)
 	}
+	// A different prompt that parts before a whole unit is no rewrite.
+	if _, _, d := c.lookup("a different prompt altogether"); d != "" {
+		t.Errorf("a different prompt: diverged %q", d)
+	}
 	// Shorter than a unit: never cached.
 	var c2 prefixCache
 	c2.lookup("short prompt")
