@@ -356,8 +356,28 @@ func checkReasonixCache(h *harness, id string, r1, r2 *result) {
 	}
 	th, _ := h.show(id)
 	usage, _ := th["usage"].(map[string]any)
-	if c, _ := usage["cache"].(map[string]any); c == nil || c["session"] == nil {
+	c, _ := usage["cache"].(map[string]any)
+	if c == nil || c["session"] == nil {
 		t.Errorf("mnote show: no cache figures restored from the transcript: %v", usage)
+	}
+	// Each turn's figures, for the window's trend: the server's sums.
+	cacheTurns, _ := c["turns"].([]any)
+	if len(cacheTurns) != 2 {
+		t.Errorf("mnote show: cache turns %v, want 2", c["turns"])
+	}
+	for i, r := range []*result{r1, r2} {
+		if i >= len(cacheTurns) {
+			break
+		}
+		var hit int64
+		for _, q := range all[r.before:r.after] {
+			if q.Usage != nil {
+				hit += q.Usage.PromptCacheHitTokens
+			}
+		}
+		if tc, _ := cacheTurns[i].(map[string]any); tc["turn"] != float64(i+1) || tc["hitTokens"] != float64(hit) {
+			t.Errorf("mnote show: cache turn %d is %v, want %d hit tokens", i+1, tc, hit)
+		}
 	}
 	ix, err := store.OpenIndex(t.Context(), filepath.Join(h.mnoteHm, "data", "mnote.db"))
 	if err != nil {
