@@ -102,7 +102,7 @@ func TestScriptedUpdates(t *testing.T) {
 		map[string]any{"usage": map[string]any{"used": 10, "size": 100, "cost": map[string]any{"amount": 0.5, "currency": "USD"}}},
 		map[string]any{"update": map[string]any{"sessionUpdate": "future_kind", "x": 1}},
 		map[string]any{"title": "My title"},
-		map[string]any{"notify": map[string]any{"method": "x/ping", "params": map[string]any{"n": 1}}},
+		map[string]any{"notify": map[string]any{"method": "x/ping", "params": map[string]any{"n": 1, "sessionId": "$sessionId"}}},
 		map[string]any{"raw": "{not json"},
 		map[string]any{"sleepMs": 1},
 		map[string]any{"stderr": "to stderr"},
@@ -136,7 +136,7 @@ func TestScriptedUpdates(t *testing.T) {
 		`{"sessionUpdate":"usage_update","cost":{"amount":0.5,"currency":"USD"},"size":100,"used":10}`,
 		`{"sessionUpdate":"future_kind","x":1}`,
 		`{"sessionUpdate":"session_info_update","title":"My title"}`,
-		`LINE {"jsonrpc":"2.0","method":"x/ping","params":{"n":1}}`,
+		`LINE {"jsonrpc":"2.0","method":"x/ping","params":{"n":1,"sessionId":"` + sid + `"}}`,
 		`RAW {not json`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

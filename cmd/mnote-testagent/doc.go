@@ -84,7 +84,8 @@
 //	{"usage": {...}}                 usage_update
 //	{"update": {...}}                the raw update object
 //	{"title": "t"}                   session_info_update (also the session/list title)
-//	{"notify": {"method", "params"}} any notification
+//	{"notify": {"method", "params"}} any notification ("$sessionId" as a value
+//	                                 in params is the session's id)
 //	{"raw": "text"}                  text + "\n" written verbatim to stdout
 //	{"hugeMessage": N}               one agent_message_chunk of N 'x' bytes
 //	{"flood": N, "mix": "chunks"|"bench", "progressFile": "path"}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -118,7 +119,11 @@ func (t *turn) step(st *step) (res turnResult, done bool) {
 			Title         string `json:"title"`
 		}{"session_info_update", *st.Title}))
 	case st.Notify != nil:
-		a.out.write(messageLine("", st.Notify.Method, st.Notify.Params), true)
+		// "$sessionId" as a value stands for this session's id (a script
+		// written before the session exists can address it).
+		id, _ := json.Marshal(t.s.id)
+		params := bytes.ReplaceAll(st.Notify.Params, []byte(`"$sessionId"`), id)
+		a.out.write(messageLine("", st.Notify.Method, params), true)
 	case st.Raw != nil:
 		a.out.write([]byte(*st.Raw+"\n"), true)
 	case st.HugeMessage != nil:
