@@ -127,7 +127,10 @@ func (c *prefixCache) save() error {
 	if c.file == "" {
 		return nil
 	}
-	st := cacheState{Units: make([]uint64, 0, len(c.units)), Recent: c.recent}
+	// The file keeps the last few prompts only: they serve to say where
+	// the next process's first prompt parted, and agents' prompts run to
+	// hundreds of KiB each.
+	st := cacheState{Units: make([]uint64, 0, len(c.units)), Recent: c.recent[max(0, len(c.recent)-savedRecentPrompts):]}
 	for u := range c.units {
 		st.Units = append(st.Units, u)
 	}
@@ -146,8 +149,9 @@ func (c *prefixCache) save() error {
 }
 
 const (
-	maxCacheUnits   = 1 << 20
-	maxRecentPrompt = 32
+	maxCacheUnits      = 1 << 20
+	maxRecentPrompt    = 32
+	savedRecentPrompts = 8
 )
 
 // lookup counts a prompt's tokens and cached tokens, remembers its units,
