@@ -57,6 +57,10 @@ type agentSpec struct {
 	// writesItself: the agent also edits the file on disk itself, not
 	// only through the client's fs/write_text_file (OpenCode).
 	writesItself bool
+	// bin, when set, is the agent's command (the test agent standing in
+	// for a published one that is not installed) instead of command in
+	// the agents' bin folder.
+	bin string
 }
 
 // harness is one agent's world: its HOME, mnote's MNOTE_HOME, a workspace,
@@ -142,6 +146,9 @@ func newHarness(t *testing.T, spec agentSpec) *harness {
 		t.Skip("MNOTE_E2E_AGENTS=0: the end-to-end tests with published agents are off")
 	}
 	bin := filepath.Join(agentsBin(), spec.command)
+	if spec.bin != "" {
+		bin = spec.bin
+	}
 	if _, err := os.Stat(bin); err != nil {
 		msg := fmt.Sprintf("%s is not installed (%s missing): run scripts/agents.sh first", spec.name, bin)
 		if os.Getenv("MNOTE_E2E_AGENTS") == "1" {

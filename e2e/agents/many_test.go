@@ -16,8 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"mnote/acp/acptest"
 	"mnote/acp/acptest/fakemodel"
 	"mnote/app"
+	"mnote/thread"
 )
 
 // Many sessions at once on real agents, offline: Qwen Code, OpenCode and
@@ -28,12 +30,14 @@ import (
 // Then every turn is in its session's transcript, the processes never
 // outnumbered the cap, none is left once the sessions are closed, and the
 // memory of mnote and its children is back near where it started.
+// Where a published agent is not installed (and MNOTE_E2E_AGENTS=1 does
+// not ask for it), the test agent stands in for it.
 //
 // It is not parallel: it counts this process's children and its memory,
 // which other tests' agents would blur.
 func TestManySessions(t *testing.T) {
 	const maxAgents = 6
-	specs := []agentSpec{qwen, opencode, reasonix}
+	specs := []agentSpec{orTestAgent(t, qwen), orTestAgent(t, opencode), orTestAgent(t, reasonix)}
 	hs := make([]*harness, len(specs))
 	for i, spec := range specs {
 		hs[i] = newHarness(t, spec)
@@ -95,26 +99,28 @@ func TestManySessions(t *testing.T) {
 				if n == 2*len(hs) {
 					roots0 = agentRoots(self)
 				}
-				ss = append(ss, sess{id: a.createWith(h.spec.name), h: h, text: fmt.Sprintf("Add a line 'hi' to notes/s%d.md", n)})
+				ss = append(ss, sess{id: a.createWith(h.spec.name), h: h, text: h.editPrompt(main.ws, fmt.Sprintf("notes/s%d.md", n))})
 			}
 		}
 		// Reasonix's second session is killed mid-turn; Qwen's second
 		// is cancelled. Both stall in the model first.
 		crash, cancelled := &ss[5], &ss[1]
-		crash.text = "[stall] Think about notes/s6.md for a long while"
-		cancelled.text = "[stall] Think about notes/s2.md for a long while"
+		crash.text = crash.h.stallPrompt("notes/s6.md")
+		cancelled.text = cancelled.h.stallPrompt("notes/s2.md")
 
 		results := make([]chan turnResult, len(ss))
+		from := a.rec.Len()
 		results[5] = a.startTurn(crash.id, crash.text)
-		crash.h.waitStall(crash.text)
+		a.waitThought(crash.id, from)
 		victim := slices.DeleteFunc(agentRoots(self), func(p int) bool { return slices.Contains(roots0, p) })
 		if len(victim) != 1 {
 			t.Fatalf("the crashing session's process: %v new processes", victim)
 		}
+		from = a.rec.Len()
 		for i, s := range ss[:5] {
 			results[i] = a.startTurn(s.id, s.text)
 		}
-		cancelled.h.waitStall(cancelled.text)
+		a.waitThought(cancelled.id, from)
 		a.mustCall("sessions.cancel", map[string]any{"id": cancelled.id}, nil)
 		killAgent(t, victim[0], crash.h.agentBin)
 
@@ -138,7 +144,7 @@ func TestManySessions(t *testing.T) {
 			}
 		}
 		// The killed agent's session goes on in a new process.
-		if r := <-a.startTurn(crash.id, "Add a line 'hi' to notes/s6.md"); r.err != nil || r.StopReason != "end_turn" {
+		if r := <-a.startTurn(crash.id, crash.h.editPrompt(main.ws, "notes/s6.md")); r.err != nil || r.StopReason != "end_turn" {
 			t.Errorf("after the crash: %+v", r)
 		}
 		if got, err := os.ReadFile(filepath.Join(main.ws, "notes/s6.md")); err != nil || string(got) != "# Note\nhi\n" {
@@ -311,21 +317,61 @@ func (a *appRun) startTurn(id, text string) chan turnResult {
 	return out
 }
 
-// waitStall waits until the model stalls on a prompt (the turn is running
-// and waiting on it).
-func (h *harness) waitStall(text string) {
-	h.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		reqs, _ := fakemodel.ReadLog(h.modelLog)
-		for _, q := range reqs {
-			if q.Step == fakemodel.StepStall && q.Prompt != "" && (strings.Contains(text, q.Prompt) || strings.Contains(q.Prompt, text)) {
-				return
-			}
+// waitThought waits until the session shows a thought (an event from
+// index from on): a stall prompt's turn is running and the model (or the
+// test agent) is waiting in it.
+func (a *appRun) waitThought(id string, from int) {
+	a.t.Helper()
+	ctx, cancel := a.ctx()
+	defer cancel()
+	_, _, err := a.rec.Wait(ctx, from, func(ev app.RecordedEvent) bool {
+		var te struct {
+			SessionID string `json:"sessionId"`
+			Type      string `json:"type"`
+			Payload   struct {
+				Kind string `json:"kind"`
+			} `json:"payload"`
 		}
-		time.Sleep(100 * time.Millisecond)
+		return ev.Name == app.EventThread && json.Unmarshal(ev.Data, &te) == nil && te.SessionID == id &&
+			te.Type == app.EvEntry && te.Payload.Kind == thread.EntryThought
+	})
+	if err != nil {
+		a.t.Fatalf("session %s never showed a thought: %v", id, err)
 	}
-	h.t.Fatalf("the model never stalled on %q", text)
+}
+
+// orTestAgent is spec, or the test agent in its place when spec's agent
+// is not installed and MNOTE_E2E_AGENTS=1 does not ask for it.
+func orTestAgent(t *testing.T, spec agentSpec) agentSpec {
+	if _, err := os.Stat(filepath.Join(agentsBin(), spec.command)); err == nil || os.Getenv("MNOTE_E2E_AGENTS") == "1" {
+		return spec
+	}
+	t.Logf("%s is not installed: the test agent stands in for it", spec.name)
+	return agentSpec{name: spec.name + "-stand-in", command: "mnote-testagent", bin: acptest.TestAgent(t),
+		setup: func(*harness) map[string]string { return nil }}
+}
+
+// editPrompt asks the agent to add the line "hi" to a note of the
+// folder ws: in words for
+// a published agent (the fake model does it), as steps for the test agent.
+func (h *harness) editPrompt(ws, rel string) string {
+	if h.spec.bin == "" {
+		return fmt.Sprintf("Add a line 'hi' to %s", rel)
+	}
+	b, _ := json.Marshal([]any{
+		map[string]any{"writeFile": map[string]any{"path": filepath.Join(ws, rel), "content": "# Note\nhi\n"}},
+		map[string]any{"message": "Done."},
+	})
+	return string(b)
+}
+
+// stallPrompt is a turn that shows a thought and then waits (until it is
+// cancelled or its agent dies).
+func (h *harness) stallPrompt(rel string) string {
+	if h.spec.bin == "" {
+		return "[stall] Think about " + rel + " for a long while"
+	}
+	return `[{"thought":"thinking about ` + rel + `"},{"sleepMs":600000}]`
 }
 
 // turnsEnded lists the turns a transcript ended (its turn_ended records).
