@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"mnote/acp/runtimes"
+	"mnote/app/shared"
 	"mnote/cloudsync"
 	"mnote/mcp"
 	"mnote/store"
@@ -83,6 +84,8 @@ type Services struct {
 	// syncErr says why).
 	sync    *cloudsync.Syncer
 	syncErr error
+	// shared is the window's side of shared sessions (package app/shared).
+	shared *shared.Service
 	// mcp is the notes tools' socket (mcp.go); nil when it is off.
 	mcp *mcp.Host
 
@@ -147,6 +150,7 @@ func New(cfg Config) (*Services, error) {
 	s.ws = &workspaces{s: s, open: map[string]*workspace.Workspace{}}
 	s.startWorkspace()
 	s.openSync()
+	s.openShared()
 	s.startMCP()
 	return s, nil
 }
@@ -315,6 +319,22 @@ func init() {
 		"sessions.import":          method((*Services).sessionsImport),
 		"permissions.rules":        method((*Services).permissionsRules),
 		"permissions.revoke":       method((*Services).permissionsRevoke),
+		"shared.state":             sharedMethod((*shared.Service).GetState),
+		"shared.close":             sharedMethod((*shared.Service).Close),
+		"shared.sessions":          sharedMethod((*shared.Service).SharedSessions),
+		"shared.share":             sharedMethod((*shared.Service).Share),
+		"shared.members":           sharedMethod((*shared.Service).Members),
+		"shared.add":               sharedMethod((*shared.Service).SetRole),
+		"shared.setRole":           sharedMethod((*shared.Service).SetRole),
+		"shared.remove":            sharedMethod((*shared.Service).Remove),
+		"shared.comment":           sharedMethod((*shared.Service).Comment),
+		"shared.devices":           sharedMethod((*shared.Service).Devices),
+		"shared.pair":              sharedMethod((*shared.Service).Pair),
+		"shared.join":              sharedMethod((*shared.Service).Join),
+		"shared.pairConfirm":       sharedMethod((*shared.Service).PairConfirm),
+		"shared.removeDevice":      sharedMethod((*shared.Service).RemoveDevice),
+		"shared.safetyNumber":      sharedMethod((*shared.Service).SafetyNumber),
+		"shared.acceptKeys":        sharedMethod((*shared.Service).AcceptKeys),
 	}
 }
 
@@ -374,6 +394,9 @@ func (s *Services) Shutdown() {
 	}
 	wg.Wait()
 	s.turns.Wait()
+	if s.shared != nil {
+		s.shared.StopAll()
+	}
 	s.pool.close()
 	if s.mcp != nil {
 		if err := s.mcp.Close(); err != nil {

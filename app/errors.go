@@ -39,6 +39,9 @@ const (
 	// CodeSyncAuth: the control plane refused the sync token (not
 	// `mnote serve`'s own token: that is CodeUnauthorized).
 	CodeSyncAuth = "sync_auth"
+	// CodeForbidden: a shared session's owner or role does not allow it
+	// (a viewer's prompt, a member who is not the owner changing members).
+	CodeForbidden = "forbidden"
 )
 
 // Error is every failure the bridge reports. In the window the rejected

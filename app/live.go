@@ -16,6 +16,7 @@ import (
 	"mnote/acp"
 	"mnote/acp/runtimes"
 	"mnote/app/chat"
+	"mnote/app/shared"
 	"mnote/store"
 	"mnote/thread"
 	"mnote/workspace"
@@ -60,19 +61,24 @@ type liveSession struct {
 	cpTold         string               // the last "no checkpoint" notice given
 	exitTold       *acp.Agent           // an agent whose exit a failed turn told
 	mcpToken       string               // the notes tools' token (mcp.go)
+
+	// rec is the transcript (a shared session's log is recorded on it);
+	// sharedTurn the shared run the agent's updates feed, if any.
+	rec        *store.Writer
+	sharedTurn atomic.Pointer[shared.Turn]
 }
 
 // newLive makes a live session around an open transcript w (its Indexer
 // x shares th). It is not registered yet.
 func (s *Services) newLive(id, workspace string, th *thread.Thread, w *store.Writer, x *store.Indexer, turns, bindings int) *liveSession {
-	l := &liveSession{s: s, id: id, workspace: workspace, closed: make(chan struct{}), status: StatusNew}
+	l := &liveSession{s: s, id: id, workspace: workspace, closed: make(chan struct{}), status: StatusNew, rec: w}
 	s.mu.Lock()
 	seq := s.seqs[id]
 	s.mu.Unlock()
 	l.pump = newPump(id, s.em, th, seq, l.stderrTail)
 	l.pump.heldBack = l.heldBack
 	l.sess = chat.New(chat.Config{
-		ID: id, Workspace: workspace, Recorder: w, Indexer: x, Observer: l.pump, Broker: l,
+		ID: id, Workspace: workspace, Recorder: w, Indexer: x, Observer: observerFunc(l.observe), Broker: l,
 		Thread: th, Turns: turns, Bindings: bindings, Logger: s.log,
 	})
 	l.pump.sess.Store(l.sess)
@@ -445,7 +451,40 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		ended = l.failTurn(turn, e)
 		return
 	}
-	res, err := l.sess.Prompt(ctx, parts.blocks(text, a))
+	blocks := parts.blocks(text, a)
+	promptFailed := true
+	var st *shared.Turn
+	if l.s.shared != nil && l.s.shared.IsShared(l.id) {
+		// A shared session's turn runs here under the session's lease.
+		t, e := l.beginShared(ctx, text, parts)
+		if e != nil {
+			if ctx.Err() != nil {
+				ended = cancelled
+				return
+			}
+			ended = l.failTurn(turn, e)
+			return
+		}
+		st = t
+		blocks = t.Blocks(blocks)
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go t.Watch(ctx, stop)
+		defer func() {
+			l.sharedTurn.Store(nil)
+			if err := t.Finish(promptFailed); err != nil {
+				l.s.log.Warn("shared turn not ended in the log", "session", l.id, "err", err)
+			}
+		}()
+	}
+	res, err := l.sess.Prompt(ctx, blocks)
+	promptFailed = err != nil || res == nil || res.StopReason == acp.StopCancelled
+	if st != nil && st.Err() != nil {
+		// The control plane failed mid-turn: the turn fails visibly.
+		ended = l.failTurn(turn, sharedError(st.Err()))
+		return
+	}
 	if ee := (*acp.ExitError)(nil); errors.As(err, &ee) {
 		l.mu.Lock()
 		l.exitTold = a
@@ -461,6 +500,40 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 		}
 		ended = l.failTurn(turn, e.classify(err).why(cmp.Or(e.Reason, ReasonTurnFailed)))
 	}
+}
+
+// observe passes the agent's updates to the shared run, if any, and to
+// the page.
+func (l *liveSession) observe(ev *chat.Event) {
+	if t := l.sharedTurn.Load(); t != nil {
+		t.Event(ev)
+	}
+	l.pump.Event(ev)
+}
+
+type observerFunc func(*chat.Event)
+
+func (f observerFunc) Event(ev *chat.Event) { f(ev) }
+
+// beginShared takes a shared session's lease for this turn: the page is
+// told the queue position, the agent gets the conversation's context.
+func (l *liveSession) beginShared(ctx context.Context, text string, parts *promptParts) (*shared.Turn, *Error) {
+	held := false
+	if b := l.sess.Binding(); b != nil {
+		held = b.How == store.HowLoad || b.How == store.HowResume
+	}
+	var mentions []string
+	if parts != nil {
+		for _, f := range parts.files {
+			mentions = append(mentions, f.rel)
+		}
+	}
+	t, err := l.s.shared.BeginTurn(ctx, l.id, text, held, mentions)
+	if err != nil {
+		return nil, sharedError(err)
+	}
+	l.sharedTurn.Store(t)
+	return t, nil
 }
 
 // checkpointsReady waits a little for the workspace's first scan (a big

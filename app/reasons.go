@@ -314,6 +314,33 @@ const (
 	// ReasonSyncRefused: the control plane refused the request. Params:
 	// status.
 	ReasonSyncRefused = "sync_refused"
+	// ReasonSharedRoleRefused: the member's role in the shared session does
+	// not allow it (a viewer's or commenter's prompt). Params: role (when
+	// known).
+	ReasonSharedRoleRefused = "shared_role_refused"
+	// ReasonSharedNotOwner: only the session's owner changes its members.
+	ReasonSharedNotOwner = "shared_not_owner"
+	// ReasonSharedNotPaired: this device is not in its account's device
+	// list yet: pair it from another of the account's devices.
+	ReasonSharedNotPaired = "shared_not_paired"
+	// ReasonSharedKeyChanged: an account's devices changed: compare the
+	// safety number and accept them first. Params: account.
+	ReasonSharedKeyChanged = "shared_key_changed"
+	// ReasonSharedUnverified: a membership or device change did not
+	// verify (the control plane may be lying). Params: message.
+	ReasonSharedUnverified = "shared_unverified"
+	// ReasonSharedRevoked: this account is no longer a member.
+	ReasonSharedRevoked = "shared_revoked"
+	// ReasonSharedSASRejected: the 12 digits differ: pairing stopped.
+	ReasonSharedSASRejected = "shared_sas_rejected"
+	// ReasonSharedPairCancelled: the other device ended the pairing.
+	ReasonSharedPairCancelled = "shared_pair_cancelled"
+	// ReasonSharedNotShared: the session is not shared with this account.
+	ReasonSharedNotShared = "shared_not_shared"
+	// ReasonSharedBadRole: not editor, commenter or viewer. Params: role.
+	ReasonSharedBadRole = "shared_bad_role"
+	// ReasonSharedNoPairing: no pairing waits for an answer.
+	ReasonSharedNoPairing = "shared_no_pairing"
 	// ReasonRedactionRulesInvalid: the redaction rules cannot be read.
 	ReasonRedactionRulesInvalid = "redaction_rules_invalid"
 	// ReasonExportNotSaved: the export could not be saved. Params: path.
@@ -353,6 +380,8 @@ var Reasons = []string{
 	ReasonSessionNotFound, ReasonSessionNotRunning, ReasonSessionBusy, ReasonSessionClosing, ReasonSessionBackedUp, ReasonSessionNotInTrash, ReasonSessionNotTrashed, ReasonTurnRunning, ReasonTurnFailed, ReasonPromptEmpty, ReasonTitleEmpty, ReasonTooManyFiles, ReasonTooManyImages, ReasonImageTooBig, ReasonImageType, ReasonImagesUnsupported, ReasonTranscriptWriteFailed, ReasonTerminalNotFound, ReasonPermissionNotWaiting, ReasonPermissionOptionUnknown, ReasonPermissionCancelled, ReasonPermissionNotRemembered, ReasonPermissionsUnreadable, ReasonPermissionNotRevoked, ReasonQuestionNotWaiting, ReasonAnswerInvalid,
 	ReasonFolderRequired, ReasonFolderNotAbsolute, ReasonFolderNotFound, ReasonNotAFolder, ReasonNoFolderOpen, ReasonNoFolderDialog, ReasonFolderNotOpen, ReasonFolderReplaced, ReasonOutsideFolder, ReasonMnoteData, ReasonNotRegularFile, ReasonHardLink, ReasonTooLarge, ReasonNotUTF8, ReasonFileChangedOnDisk, ReasonFileExists, ReasonFileNotFound, ReasonNotesNotIndexed, ReasonLinkUndoExpired, ReasonLinksChanged,
 	ReasonCheckpointsScanning, ReasonCheckpointsUnavailable, ReasonCheckpointsTooBig, ReasonCheckpointNotFound, ReasonFileNotInTurn, ReasonRevertConflict, ReasonNotReverted,
-	ReasonSyncUnavailable, ReasonSyncDisabled, ReasonSyncNotConfigured, ReasonSyncBadURL, ReasonSyncUnreachable, ReasonSyncRateLimited, ReasonSyncServerFailed, ReasonSyncTokenRefused, ReasonSyncNotFound, ReasonSyncRefused, ReasonRedactionRulesInvalid, ReasonExportNotSaved,
+	ReasonSyncUnavailable, ReasonSyncDisabled, ReasonSyncNotConfigured, ReasonSyncBadURL, ReasonSyncUnreachable, ReasonSyncRateLimited, ReasonSyncServerFailed, ReasonSyncTokenRefused, ReasonSyncNotFound, ReasonSyncRefused,
+	ReasonSharedRoleRefused, ReasonSharedNotOwner, ReasonSharedNotPaired, ReasonSharedKeyChanged, ReasonSharedUnverified, ReasonSharedRevoked, ReasonSharedSASRejected, ReasonSharedPairCancelled, ReasonSharedNotShared, ReasonSharedBadRole, ReasonSharedNoPairing,
+	ReasonRedactionRulesInvalid, ReasonExportNotSaved,
 	ReasonInvalidArguments, ReasonUnknownMethod, ReasonDatabaseBusy, ReasonShuttingDown, ReasonServicesStopped, ReasonCancelled, ReasonTimedOut, ReasonUnexpected, ReasonTokenRequired, ReasonCodeRefused,
 }

@@ -400,6 +400,13 @@ func (s *Services) sessionsPrompt(ctx context.Context, a promptArgs) (any, *Erro
 	if parts, e = withImages(parts, a.Images); e != nil {
 		return nil, e
 	}
+	if s.shared != nil && s.shared.IsShared(a.ID) {
+		// A shared session's turn needs the control plane and a role
+		// that runs turns: refused here, the page keeps the prompt.
+		if err := s.shared.Check(ctx, a.ID); err != nil {
+			return nil, sharedError(err)
+		}
+	}
 	l, e := s.openLive(ctx, a.ID)
 	if e != nil {
 		return nil, e

@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"mnote/app/export"
+	"mnote/app/shared"
 	"mnote/cloudsync"
 	"mnote/controlplane/api"
 	"mnote/store"
@@ -405,4 +407,85 @@ func (s *Services) sharesRevoke(ctx context.Context, a idArgs) (any, *Error) {
 		return nil, syncError("", err)
 	}
 	return nil, nil
+}
+
+// ---- shared sessions (package app/shared) -------------------------------------
+
+// openShared makes the window's side of shared sessions; its methods
+// need sync on (the control plane, its token, the account).
+func (s *Services) openShared() {
+	s.shared = shared.New(shared.Config{
+		Dir: filepath.Join(filepath.Dir(s.paths.ConfigFile), "collab"),
+		API: func() (*api.Client, error) {
+			if s.sync == nil {
+				return nil, cloudsync.ErrDisabled
+			}
+			return s.sync.Client()
+		},
+		Transcript: s.paths.TranscriptPath,
+		Record:     s.recordShared,
+		Adopted: func(ctx context.Context, id string) {
+			if err := s.ix.ReindexFile(ctx, s.paths.TranscriptPath(id)); err != nil {
+				s.log.Warn("shared session not indexed", "session", id, "err", err)
+			}
+			s.emitChanged(id)
+		},
+		Workspace: func() string {
+			if w := s.ws.get(); w != nil {
+				return w.Dir()
+			}
+			return ""
+		},
+		SendSession: func(ctx context.Context, id string) error {
+			row, err := s.ix.GetSession(ctx, id)
+			if err != nil {
+				return err
+			}
+			return s.sync.SendSession(ctx, cloudsync.MetaFromRow(row))
+		},
+		Reason: func(err error) (string, map[string]string) {
+			e := syncError("", err)
+			return e.Reason, e.Params
+		},
+		Emit:   s.emit,
+		Logger: s.log,
+	})
+}
+
+// recordShared runs fn on the session's transcript: the live session's
+// writer while it is open, else the file opened for it.
+func (s *Services) recordShared(id string, fn func(w *store.Writer) error) error {
+	if l := s.liveOf(id); l != nil && l.rec != nil {
+		return fn(l.rec)
+	}
+	w, err := store.OpenTranscript(s.paths.TranscriptPath(id), store.WriterOptions{})
+	if err != nil {
+		return err
+	}
+	if err := fn(w); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// sharedMethod adapts a method of the shared sessions.
+func sharedMethod[A any](fn func(*shared.Service, context.Context, A) (any, error)) handler {
+	return method(func(s *Services, ctx context.Context, a A) (any, *Error) {
+		res, err := fn(s.shared, ctx, a)
+		if err != nil {
+			return nil, sharedError(err)
+		}
+		return res, nil
+	})
+}
+
+// sharedError classifies a failure of a shared session: its own refusals
+// (a role, an owner, a changed key…), else as a sync failure.
+func sharedError(err error) *Error {
+	if se, ok := shared.Classify(err); ok {
+		e := &Error{Code: se.Code, Reason: se.Reason, Message: err.Error(), Params: se.Params, cause: err}
+		return e
+	}
+	return syncError("", err)
 }

@@ -215,6 +215,20 @@ const REASONS: Record<string, readonly Variant[]> = {
   sync_token_refused: one(() => m.errors_sync_token_refused()),
   sync_not_found: one(() => m.errors_sync_not_found()),
   sync_refused: [[['status'], (p) => m.errors_sync_refused({ status: v(p, 'status') })]],
+  shared_role_refused: [
+    [['role'], (p) => m.errors_shared_role_refused_role({ role: v(p, 'role') })],
+    [[], () => m.errors_shared_role_refused()],
+  ],
+  shared_not_owner: one(() => m.errors_shared_not_owner()),
+  shared_not_paired: one(() => m.errors_shared_not_paired()),
+  shared_key_changed: [[['account'], (p) => m.errors_shared_key_changed({ account: v(p, 'account') })]],
+  shared_unverified: [[['message'], (p) => m.errors_shared_unverified({ message: v(p, 'message') })]],
+  shared_revoked: one(() => m.errors_shared_revoked()),
+  shared_sas_rejected: one(() => m.errors_shared_sas_rejected()),
+  shared_pair_cancelled: one(() => m.errors_shared_pair_cancelled()),
+  shared_not_shared: one(() => m.errors_shared_not_shared()),
+  shared_bad_role: [[['role'], (p) => m.errors_shared_bad_role({ role: v(p, 'role') })]],
+  shared_no_pairing: one(() => m.errors_shared_no_pairing()),
   redaction_rules_invalid: one(() => m.errors_redaction_rules_invalid()),
   export_not_saved: [[['path'], (p) => m.errors_export_not_saved({ path: v(p, 'path') })]],
 
@@ -245,6 +259,7 @@ const CODES: Record<string, () => string> = {
   unauthorized: () => m.errors_code_unauthorized(),
   unavailable: () => m.errors_code_unavailable(),
   sync_auth: () => m.errors_code_sync_auth(),
+  forbidden: () => m.errors_code_forbidden(),
   network: () => m.errors_code_network(),
 };
 

@@ -1,0 +1,278 @@
+package shared_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mnote/acp/acptest"
+	"mnote/acp/runtimes"
+	"mnote/app"
+	"mnote/app/shared"
+	"mnote/cloudsync/cloudsynctest"
+	"mnote/store"
+)
+
+func TestMain(m *testing.M) { acptest.Main(m) }
+
+// home is one person's mnote: its data, its notes folder, its services.
+type home struct {
+	t     *testing.T
+	paths store.Paths
+	rec   *app.Recorder
+	svc   *app.Services
+}
+
+func newHome(t *testing.T, cpURL, token string) *home {
+	t.Helper()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	h := &home{t: t, rec: &app.Recorder{}, paths: store.Paths{
+		ConfigFile: filepath.Join(dir, "config.json"), DataDir: data, DB: filepath.Join(data, "mnote.db"),
+		Transcripts: filepath.Join(data, "transcripts"), Trash: filepath.Join(data, "trash"),
+		LogDir: filepath.Join(dir, "logs"), StateDir: filepath.Join(dir, "state"),
+	}}
+	svc, err := app.New(app.Config{
+		Paths: h.paths, Workspace: t.TempDir(), Emitter: h.rec,
+		Detector:    runtimes.NewDetector(runtimes.DetectOptions{Inherited: true}),
+		CancelGrace: 3 * time.Second, InitTimeout: 20 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.svc = svc
+	t.Cleanup(svc.Shutdown)
+	h.must("agents.saveCustom", map[string]any{"name": "test", "command": acptest.TestAgent(t), "args": []string{}}, nil)
+	h.must("sync.configure", map[string]any{"url": cpURL, "token": token, "allowTitles": false}, nil)
+	h.must("sync.enable", map[string]any{"on": true}, nil)
+	return h
+}
+
+func (h *home) call(method string, args, out any) *app.Error {
+	h.t.Helper()
+	b, _ := json.Marshal(args)
+	res, err := h.svc.Bridge().Call(method, string(b))
+	if err != nil {
+		var e app.Error
+		if jerr := json.Unmarshal([]byte(err.Error()), &e); jerr != nil {
+			h.t.Fatalf("%s: %v", method, err)
+		}
+		return &e
+	}
+	if out != nil {
+		if err := json.Unmarshal([]byte(res), out); err != nil {
+			h.t.Fatalf("%s: %s: %v", method, res, err)
+		}
+	}
+	return nil
+}
+
+func (h *home) must(method string, args, out any) {
+	h.t.Helper()
+	if e := h.call(method, args, out); e != nil {
+		h.t.Fatalf("%s: %s %s: %s", method, e.Code, e.Reason, e.Message)
+	}
+}
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// prompt sends a prompt and waits for its turn to end; it returns how.
+func (h *home) prompt(id, text string) map[string]any {
+	h.t.Helper()
+	from := h.rec.Len()
+	var started struct{ Turn int }
+	h.must("sessions.prompt", map[string]any{"id": id, "text": text}, &started)
+	var payload map[string]any
+	_, _, err := h.rec.Wait(ctxFor(h.t), from, func(ev app.RecordedEvent) bool {
+		var te struct {
+			SessionID string         `json:"sessionId"`
+			Type      string         `json:"type"`
+			Payload   map[string]any `json:"payload"`
+		}
+		if ev.Name != app.EventThread || json.Unmarshal(ev.Data, &te) != nil || te.SessionID != id || te.Type != "turn" {
+			return false
+		}
+		if te.Payload["state"] == "ended" {
+			payload = te.Payload
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		h.t.Fatalf("the turn of %q did not end: %v", text, err)
+	}
+	return payload
+}
+
+// sharedEvent waits for a shared:event from index from that matches.
+func (h *home) sharedEvent(from int, match func(shared.Event) bool) shared.Event {
+	h.t.Helper()
+	var got shared.Event
+	_, _, err := h.rec.Wait(ctxFor(h.t), from, func(ev app.RecordedEvent) bool {
+		var se shared.Event
+		if ev.Name != shared.EventName || json.Unmarshal(ev.Data, &se) != nil {
+			return false
+		}
+		if match(se) {
+			got = se
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		h.t.Fatalf("no such shared event: %v", err)
+	}
+	return got
+}
+
+type state struct {
+	Shared  bool
+	Role    string
+	Owner   string
+	Members []struct{ Account, Role string }
+	Entries []shared.Entry
+	Revoked bool
+	Offline bool
+	Error   string
+}
+
+// The owner shares a session in the window and adds an editor; the
+// editor's prompt through the app's methods runs on the editor's own
+// agent with the earlier turns as context, and the owner's window gets
+// it live with its actor, recorded in its transcript. A viewer's prompt
+// and a member's change of members are refused with their codes; a
+// control plane that fails the lease fails the turn before the agent.
+func TestSharedSessionInTheWindow(t *testing.T) {
+	cp := cloudsynctest.New(t)
+	ada := newHome(t, cp.URL, cp.AddUser("ada"))
+	bob := newHome(t, cp.URL, cp.AddUser("bob"))
+	for _, h := range []*home{ada, bob} {
+		var d struct {
+			Account string
+			Paired  bool
+			Devices []struct{ This bool }
+		}
+		h.must("shared.devices", struct{}{}, &d)
+		if !d.Paired || len(d.Devices) != 1 || !d.Devices[0].This {
+			t.Fatalf("devices: %+v", d)
+		}
+	}
+
+	var sum app.SessionSummary
+	ada.must("sessions.create", map[string]any{"agent": "test"}, &sum)
+	id := sum.ID
+	if p := ada.prompt(id, "a private start"); p["stopReason"] != "end_turn" {
+		t.Fatalf("ada's first turn: %v", p)
+	}
+	var st state
+	ada.must("shared.state", map[string]any{"id": id}, &st)
+	if st.Shared {
+		t.Fatalf("a private session is shared: %+v", st)
+	}
+	ada.must("shared.share", map[string]any{"id": id}, nil)
+	if e := ada.call("shared.add", map[string]any{"id": id, "account": "bob", "role": "boss"}, nil); e == nil || e.Reason != app.ReasonSharedBadRole {
+		t.Fatalf("a bad role: %+v", e)
+	}
+	var ms shared.Members
+	ada.must("shared.add", map[string]any{"id": id, "account": "bob", "role": "editor"}, &ms)
+	if ms.Owner != "ada" || len(ms.Members) != 2 {
+		t.Fatalf("members: %+v", ms)
+	}
+	if p := ada.prompt(id, "look into the cache"); p["stopReason"] != "end_turn" {
+		t.Fatalf("ada's shared turn: %v", p)
+	}
+	ada.must("shared.state", map[string]any{"id": id}, &st)
+	if !st.Shared || st.Role != "owner" || len(st.Entries) == 0 || st.Entries[0].Actor != "ada" {
+		for _, r := range cp.Requests() {
+			t.Logf("%+v", r)
+		}
+		t.Fatalf("ada's state: %+v", st)
+	}
+
+	// bob's window: the session appears, with his role and the log.
+	bob.must("shared.state", map[string]any{"id": id}, &st)
+	if !st.Shared || st.Role != "editor" || st.Owner != "ada" || len(st.Entries) == 0 {
+		t.Fatalf("bob's state: %+v", st)
+	}
+	var list []app.SessionSummary
+	bob.must("sessions.list", map[string]any{}, &list)
+	if len(list) != 1 || list[0].ID != id {
+		t.Fatalf("bob's sessions: %+v", list)
+	}
+	if e := bob.call("shared.add", map[string]any{"id": id, "account": "eve", "role": "viewer"}, nil); e == nil || e.Code != app.CodeForbidden || e.Reason != app.ReasonSharedNotOwner {
+		t.Fatalf("an editor adds a member: %+v", e)
+	}
+
+	// bob's turn runs on his agent; ada's window gets it with its actor.
+	adaFrom := ada.rec.Len()
+	bob.must("sessions.switchAgent", map[string]any{"id": id, "agent": "test"}, nil)
+	if p := bob.prompt(id, "what did ada find?"); p["stopReason"] != "end_turn" {
+		t.Fatalf("bob's turn: %v", p)
+	}
+	bobLog, err := os.ReadFile(bob.paths.TranscriptPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"echo: what did ada find?", "User ada (turn 1):", "look into the cache"} {
+		if !bytes.Contains(bobLog, []byte(want)) {
+			t.Errorf("bob's agent was not given %q:\n%s", want, bobLog)
+		}
+	}
+	ev := ada.sharedEvent(adaFrom, func(e shared.Event) bool {
+		return e.SessionID == id && e.Type == shared.EvEntry && e.Entry.Actor == "bob" && e.Entry.Kind == "prompt"
+	})
+	if ev.Entry.Entry.Text != "what did ada find?" {
+		t.Fatalf("ada got bob's prompt as %+v", ev.Entry)
+	}
+	ada.sharedEvent(adaFrom, func(e shared.Event) bool {
+		return e.SessionID == id && e.Type == shared.EvEntry && e.Entry.Actor == "bob" && e.Entry.Kind == "answer" && strings.Contains(e.Entry.Entry.Text, "echo")
+	})
+	recs, err := store.ReadSharedEntries(ada.paths.TranscriptPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	actors := map[string]bool{}
+	for _, r := range recs {
+		actors[r.Actor] = true
+	}
+	if !actors["ada"] || !actors["bob"] {
+		t.Fatalf("ada's transcript records the actors %v", actors)
+	}
+
+	// A viewer's prompt is refused before it reaches the agent.
+	ada.must("shared.setRole", map[string]any{"id": id, "account": "bob", "role": "viewer"}, nil)
+	e := bob.call("sessions.prompt", map[string]any{"id": id, "text": "may I?"}, nil)
+	if e == nil || e.Code != app.CodeForbidden || e.Reason != app.ReasonSharedRoleRefused {
+		t.Fatalf("a viewer's prompt: %+v", e)
+	}
+
+	// Without the lease the turn fails visibly; nothing reaches the agent
+	// (invariant 9).
+	ada.must("shared.setRole", map[string]any{"id": id, "account": "bob", "role": "editor"}, nil)
+	cp.Inject(cloudsynctest.Fault{Method: "POST", PathPrefix: "/v1/sessions/" + id + "/lease", Status: 503})
+	if p := bob.prompt(id, "while it was down"); p["stopReason"] != "error" {
+		t.Fatalf("a turn without the lease: %v", p)
+	}
+	cp.ClearFaults()
+	if b, _ := os.ReadFile(bob.paths.TranscriptPath(id)); bytes.Contains(b, []byte("while it was down")) {
+		t.Fatal("a turn ran unshared")
+	}
+
+	// Revoked: bob's stream ends, his state says so.
+	bobFrom := bob.rec.Len()
+	ada.must("shared.remove", map[string]any{"id": id, "account": "bob"}, nil)
+	bob.sharedEvent(bobFrom, func(e shared.Event) bool { return e.SessionID == id && e.Type == shared.EvRevoked })
+	bob.must("shared.state", map[string]any{"id": id}, &st)
+	if !st.Revoked {
+		t.Fatalf("bob's state after revoke: %+v", st)
+	}
+}
