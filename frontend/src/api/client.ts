@@ -2,6 +2,7 @@
 // component does.
 
 import { ApiError } from './errors';
+import { sharedClient, type SharedApi } from './shared';
 import { pickTransport, type ConnectionState, type Transport } from './transport';
 import type {
   Agent,
@@ -130,6 +131,8 @@ export interface Client {
     now(): Promise<SyncStatus>;
     removeMyData(): Promise<RemovedData>;
   };
+  /** Shared sessions: members, devices, the shared log (api/shared.ts). */
+  shared: SharedApi;
   shares: {
     publish(id: string, opts?: PublishOptions): Promise<Share>;
     list(): Promise<Share[]>;
@@ -348,6 +351,7 @@ export function createClient(t: Transport): Client {
         return { sessions: Number(r.sessions) || 0, shares: Number(r.shares) || 0 };
       },
     },
+    shared: sharedClient(call),
     shares: {
       publish: async (id, o = {}) => {
         const args: Record<string, unknown> = { id };

@@ -989,6 +989,7 @@ export interface EventMap {
   'workspace:changed': WorkspaceChanged;
   'notes:index': NotesIndexStatus;
   'fs:refused': FSRefusedPayload;
+  'shared:event': import('./shared').SharedEvent;
 }
 
 export type EventName = keyof EventMap;

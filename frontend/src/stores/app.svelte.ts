@@ -183,6 +183,10 @@ export class AppState {
     // note as the person has it, and a write that would drop those words is
     // shown before it is allowed (not pushed yet, Go would not know them).
     await this.editor.pushPending();
+    // A session shared with this account has no agent here until its first
+    // prompt: this machine's own agent (the one picked) runs it.
+    const sum = this.session.summary;
+    if (sum && !sum.agent && this.agents.current && !(await this.session.switchAgent(this.agents.current.name))) return false;
     // The tab shown now (the new session's when one started).
     return this.session.prompt(text, extra);
   }

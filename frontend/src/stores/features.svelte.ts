@@ -7,6 +7,7 @@ import { ExportStore, type Downloader } from './exports.svelte';
 import { AgentLoginStore } from './login.svelte';
 import { RulesStore } from './rules.svelte';
 import { ShareStore } from './share.svelte';
+import { SharedStore } from './shared.svelte';
 import { SyncStore, type SyncOptions } from './sync.svelte';
 
 export interface FeatureOptions extends SyncOptions {
@@ -20,6 +21,7 @@ export class Features {
   readonly exports: ExportStore;
   readonly login: AgentLoginStore;
   readonly rules: RulesStore;
+  readonly shared: SharedStore;
 
   constructor(app: AppState, opts: FeatureOptions = {}) {
     this.sync = new SyncStore(app.client, app.toasts, app.confirm, opts);
@@ -27,6 +29,7 @@ export class Features {
     this.exports = new ExportStore(app.client, app.toasts, opts.download);
     this.login = new AgentLoginStore(app.client, app.agents, app.toasts, app.confirm);
     this.rules = new RulesStore(app.client, app.toasts);
+    this.shared = new SharedStore(app.client);
   }
 }
 

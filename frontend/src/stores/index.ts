@@ -14,5 +14,6 @@ export { NotesStore, type LinkOffer } from './notes.svelte';
 export { Features, getFeatures, setFeatures, type FeatureOptions } from './features.svelte';
 export { SyncStore, type SyncAction } from './sync.svelte';
 export { ShareStore } from './share.svelte';
+export { SharedStore, SharedView, sharedTurns, turnItems, type SharedTurn } from './shared.svelte';
 export { ExportStore, type ExportOutcome, type Downloader } from './exports.svelte';
 export { AgentLoginStore, type TerminalState } from './login.svelte';
