@@ -341,6 +341,10 @@ const (
 	ReasonSharedBadRole = "shared_bad_role"
 	// ReasonSharedNoPairing: no pairing waits for an answer.
 	ReasonSharedNoPairing = "shared_no_pairing"
+	// ReasonSharedNoKey: this device has no key for the session yet (a
+	// member's device added after the member was: the owner's app gives it
+	// at its next turn).
+	ReasonSharedNoKey = "shared_no_key"
 	// ReasonRedactionRulesInvalid: the redaction rules cannot be read.
 	ReasonRedactionRulesInvalid = "redaction_rules_invalid"
 	// ReasonExportNotSaved: the export could not be saved. Params: path.
@@ -381,7 +385,7 @@ var Reasons = []string{
 	ReasonFolderRequired, ReasonFolderNotAbsolute, ReasonFolderNotFound, ReasonNotAFolder, ReasonNoFolderOpen, ReasonNoFolderDialog, ReasonFolderNotOpen, ReasonFolderReplaced, ReasonOutsideFolder, ReasonMnoteData, ReasonNotRegularFile, ReasonHardLink, ReasonTooLarge, ReasonNotUTF8, ReasonFileChangedOnDisk, ReasonFileExists, ReasonFileNotFound, ReasonNotesNotIndexed, ReasonLinkUndoExpired, ReasonLinksChanged,
 	ReasonCheckpointsScanning, ReasonCheckpointsUnavailable, ReasonCheckpointsTooBig, ReasonCheckpointNotFound, ReasonFileNotInTurn, ReasonRevertConflict, ReasonNotReverted,
 	ReasonSyncUnavailable, ReasonSyncDisabled, ReasonSyncNotConfigured, ReasonSyncBadURL, ReasonSyncUnreachable, ReasonSyncRateLimited, ReasonSyncServerFailed, ReasonSyncTokenRefused, ReasonSyncNotFound, ReasonSyncRefused,
-	ReasonSharedRoleRefused, ReasonSharedNotOwner, ReasonSharedNotPaired, ReasonSharedKeyChanged, ReasonSharedUnverified, ReasonSharedRevoked, ReasonSharedSASRejected, ReasonSharedPairCancelled, ReasonSharedNotShared, ReasonSharedBadRole, ReasonSharedNoPairing,
+	ReasonSharedRoleRefused, ReasonSharedNotOwner, ReasonSharedNotPaired, ReasonSharedKeyChanged, ReasonSharedUnverified, ReasonSharedRevoked, ReasonSharedSASRejected, ReasonSharedPairCancelled, ReasonSharedNotShared, ReasonSharedBadRole, ReasonSharedNoPairing, ReasonSharedNoKey,
 	ReasonRedactionRulesInvalid, ReasonExportNotSaved,
 	ReasonInvalidArguments, ReasonUnknownMethod, ReasonDatabaseBusy, ReasonShuttingDown, ReasonServicesStopped, ReasonCancelled, ReasonTimedOut, ReasonUnexpected, ReasonTokenRequired, ReasonCodeRefused,
 }

@@ -26,12 +26,13 @@ const (
 	ReasonNotShared     = "shared_not_shared"     // the session is not shared with members (or not with this account)
 	ReasonBadRole       = "shared_bad_role"       // a role that is not editor, commenter or viewer. Params: role.
 	ReasonNoPairing     = "shared_no_pairing"     // no pairing waits for an answer
+	ReasonNoKey         = "shared_no_key"         // this device has no key for the session yet (the owner's next turn gives it)
 )
 
 // Reasons are this package's reasons, for the app's list.
 var Reasons = []string{
 	ReasonRoleRefused, ReasonNotOwner, ReasonNotPaired, ReasonKeyChanged, ReasonUnverified, ReasonRevoked,
-	ReasonSASRejected, ReasonPairCancelled, ReasonNotShared, ReasonBadRole, ReasonNoPairing,
+	ReasonSASRejected, ReasonPairCancelled, ReasonNotShared, ReasonBadRole, ReasonNoPairing, ReasonNoKey,
 }
 
 // Error is a failure with its code and reason.
@@ -80,8 +81,10 @@ func Classify(err error) (*Error, bool) {
 		return fail(CodeForbidden, ReasonRevoked, err), true
 	case errors.Is(err, client.ErrNotOwner):
 		return fail(CodeForbidden, ReasonNotOwner, err), true
-	case errors.Is(err, client.ErrNotPaired), errors.Is(err, client.ErrNoKey):
+	case errors.Is(err, client.ErrNotPaired):
 		return fail(CodeBadRequest, ReasonNotPaired, err), true
+	case errors.Is(err, client.ErrNoKey):
+		return fail(CodeForbidden, ReasonNoKey, err), true
 	case errors.Is(err, client.ErrSASRejected):
 		return fail(CodeBadRequest, ReasonSASRejected, err), true
 	case errors.Is(err, client.ErrPairCancelled):

@@ -229,6 +229,7 @@ const REASONS: Record<string, readonly Variant[]> = {
   shared_not_shared: one(() => m.errors_shared_not_shared()),
   shared_bad_role: [[['role'], (p) => m.errors_shared_bad_role({ role: v(p, 'role') })]],
   shared_no_pairing: one(() => m.errors_shared_no_pairing()),
+  shared_no_key: one(() => m.errors_shared_no_key()),
   redaction_rules_invalid: one(() => m.errors_redaction_rules_invalid()),
   export_not_saved: [[['path'], (p) => m.errors_export_not_saved({ path: v(p, 'path') })]],
 
