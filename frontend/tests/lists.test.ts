@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EditorSelection } from '@codemirror/state';
 import { EditorView, runScopeHandlers } from '@codemirror/view';
 import { makeState } from '../src/lib/cm';
+import { syntaxTree } from '@codemirror/language';
 
 const hooks = { change: () => {}, select: () => {} };
 let view: EditorView | null = null;
@@ -152,5 +153,34 @@ describe('Tab and Shift+Tab', () => {
     expect(v.state.doc.toString()).toBe('1. a\n   1. b\n2. c');
     undo(v);
     expect(v.state.doc.toString()).toBe('1. a\n2. b\n3. c');
+  });
+});
+
+// The editor parses on a time budget and, past what is on screen, later:
+// lang-markdown's commands read the tree as it stands. A quote the parser
+// has not reached yet (here past the first 3,000 characters of a note just
+// opened; on a busy machine, the line just typed) must still continue on
+// Enter and lose its bare marker on Backspace, not break or join lines.
+describe('lists past what the parser has reached', () => {
+  const filler = Array.from({ length: 400 }, (_, i) => `第 ${i} 段：缓存实验的记录，命中率与延迟。`).join('\n\n');
+  /** An editor on a note just opened, the cursor at its end, before the parser's later work. */
+  function opened(doc: string): EditorView {
+    const state = makeState(doc, hooks);
+    const parent = document.createElement('div');
+    document.body.append(parent);
+    view = new EditorView({ state: state.update({ selection: EditorSelection.cursor(doc.length) }).state, parent });
+    return view;
+  }
+
+  it('Enter continues a quote, Backspace removes the bare marker', () => {
+    const v = opened(filler + '\n\n> 引用\n> 续');
+    expect(syntaxTree(v.state).length, 'the test needs a note the parser has not reached the end of').toBeLessThan(v.state.doc.length);
+    expect(press(v, 'Enter')).toBe(true);
+    expect(shown(v).slice(-12)).toBe('> 引用\n> 续\n> |');
+    expect(press(v, 'Backspace')).toBe(true);
+    expect(shown(v).slice(-10)).toBe('> 引用\n> 续\n|');
+    type(v, '- [ ] 任务');
+    press(v, 'Enter');
+    expect(shown(v).slice(-20)).toBe('> 续\n- [ ] 任务\n- [ ] |');
   });
 });

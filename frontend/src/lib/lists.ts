@@ -10,7 +10,7 @@
 // commits a composition is the IME's.
 
 import { deleteMarkupBackward, insertNewlineContinueMarkupCommand } from '@codemirror/lang-markdown';
-import { ensureSyntaxTree, syntaxTree } from '@codemirror/language';
+import { ensureSyntaxTree, forceParsing, syntaxTree } from '@codemirror/language';
 import { ChangeSet, type ChangeSpec, EditorSelection, type EditorState, Prec, type Extension } from '@codemirror/state';
 import { type Command, EditorView, keymap } from '@codemirror/view';
 import type { SyntaxNode } from '@lezer/common';
@@ -167,8 +167,22 @@ function isFirstItem(state: EditorState, pos: number): number | null {
   return prev ? null : item.from;
 }
 
-export const continueList: Command = notComposing(continueMarkup);
-export const removeMarker: Command = notComposing(deleteMarkupBackward);
+/**
+ * The command with the note parsed up to the cursor's line first:
+ * lang-markdown's commands read the syntax tree as it stands, and the
+ * editor parses on a time budget, which a busy machine can spend before
+ * the line just typed is parsed (an Enter after `> 续` then saw no quote
+ * and broke the line plainly; the Backspace after it joined the lines).
+ */
+function parsed(cmd: Command): Command {
+  return (view: EditorView) => {
+    forceParsing(view, view.state.doc.lineAt(view.state.selection.main.head).to, 500);
+    return cmd(view);
+  };
+}
+
+export const continueList: Command = notComposing(parsed(continueMarkup));
+export const removeMarker: Command = notComposing(parsed(deleteMarkupBackward));
 export const indentItem: Command = notComposing(moveItem(1));
 export const outdentItem: Command = notComposing(moveItem(-1));
 
