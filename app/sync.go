@@ -50,6 +50,14 @@ func (s *Services) enqueueSync(row *store.SessionRow, removedID string) {
 	if s.sync == nil {
 		return
 	}
+	if id := removedID; row != nil || id != "" {
+		if row != nil {
+			id = row.ID
+		}
+		if s.shared != nil && s.shared.OwnedElsewhere(id) {
+			return // a session another account shared with this one: its record is theirs
+		}
+	}
 	var err error
 	if row != nil {
 		err = s.sync.Enqueue(context.Background(), cloudsync.MetaFromRow(*row))

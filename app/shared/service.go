@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"mnote/collab/client"
+	"mnote/collab/keys"
 	"mnote/collab/roster"
 	"mnote/controlplane/api"
 	"mnote/store"
@@ -138,6 +140,24 @@ func (s *Service) IsShared(id string) bool {
 	}
 	recs, err := store.ReadSharedEntries(s.cfg.Transcript(id))
 	return err == nil && len(recs) > 0
+}
+
+// OwnedElsewhere says whether the session is shared by another account
+// (this machine has a transcript of it as a member): its record is that
+// account's, not one this machine syncs.
+func (s *Service) OwnedElsewhere(id string) bool {
+	owner := client.SessionOwner(s.cfg.Dir, id)
+	if owner == "" {
+		return false
+	}
+	s.mu.Lock()
+	c := s.c
+	s.mu.Unlock()
+	if c != nil {
+		return c.Account() != owner
+	}
+	d, err := keys.LoadDevice(filepath.Join(s.cfg.Dir, "device.key"))
+	return err == nil && d.Public().Account != owner
 }
 
 // ---- members -------------------------------------------------------------

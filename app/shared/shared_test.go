@@ -236,6 +236,12 @@ func TestSharedSessionInTheWindow(t *testing.T) {
 	ada.sharedEvent(adaFrom, func(e shared.Event) bool {
 		return e.SessionID == id && e.Type == shared.EvEntry && e.Entry.Actor == "bob" && e.Entry.Kind == "answer" && strings.Contains(e.Entry.Entry.Text, "echo")
 	})
+	// bob's copy of the session is ada's: his sync does not send its record.
+	var sst struct{ Pending, Parked int }
+	bob.must("sync.now", struct{}{}, &sst)
+	if sst.Parked != 0 {
+		t.Fatalf("bob's sync parked ada's session: %+v", sst)
+	}
 	recs, err := store.ReadSharedEntries(ada.paths.TranscriptPath(id))
 	if err != nil {
 		t.Fatal(err)

@@ -294,6 +294,23 @@ func KnownSession(dir, id string) bool {
 	return ok && s.Owner != ""
 }
 
+// SessionOwner is the owner the client kept in dir pinned for the shared
+// session id ("" when it has not seen it), without a network connection.
+func SessionOwner(dir, id string) string {
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return ""
+	}
+	var st state
+	if json.Unmarshal(b, &st) != nil {
+		return ""
+	}
+	if s, ok := st.Sessions[id]; ok {
+		return s.Owner
+	}
+	return ""
+}
+
 // SharedSessions lists the shared sessions this account is a member of,
 // with its role in each (the server's list; Members verifies one).
 func (c *Client) SharedSessions(ctx context.Context) ([]api.SharedSession, error) {
