@@ -261,6 +261,24 @@ func TestSharedSessionInTheWindow(t *testing.T) {
 		t.Fatalf("a viewer's prompt: %+v", e)
 	}
 
+	// A viewer cannot comment either; a commenter can, and ada's window
+	// gets the comment with its actor.
+	if e := bob.call("shared.comment", map[string]any{"id": id, "text": "a viewer's word"}, nil); e == nil || e.Code != app.CodeForbidden {
+		t.Fatalf("a viewer's comment: %+v", e)
+	}
+	ada.must("shared.setRole", map[string]any{"id": id, "account": "bob", "role": "commenter"}, nil)
+	if e := bob.call("sessions.prompt", map[string]any{"id": id, "text": "may I now?"}, nil); e == nil || e.Reason != app.ReasonSharedRoleRefused {
+		t.Fatalf("a commenter's prompt: %+v", e)
+	}
+	adaFrom = ada.rec.Len()
+	bob.must("shared.comment", map[string]any{"id": id, "text": "nice find"}, nil)
+	ev = ada.sharedEvent(adaFrom, func(e shared.Event) bool {
+		return e.SessionID == id && e.Type == shared.EvEntry && e.Entry.Kind == "comment"
+	})
+	if ev.Entry.Actor != "bob" || ev.Entry.Entry.Text != "nice find" {
+		t.Fatalf("ada got the comment as %+v", ev.Entry)
+	}
+
 	// Without the lease the turn fails visibly; nothing reaches the agent
 	// (invariant 9).
 	ada.must("shared.setRole", map[string]any{"id": id, "account": "bob", "role": "editor"}, nil)
