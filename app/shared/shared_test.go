@@ -295,8 +295,38 @@ func TestSharedSessionInTheWindow(t *testing.T) {
 	bobFrom := bob.rec.Len()
 	ada.must("shared.remove", map[string]any{"id": id, "account": "bob"}, nil)
 	bob.sharedEvent(bobFrom, func(e shared.Event) bool { return e.SessionID == id && e.Type == shared.EvRevoked })
+	st = state{}
 	bob.must("shared.state", map[string]any{"id": id}, &st)
 	if !st.Revoked {
 		t.Fatalf("bob's state after revoke: %+v", st)
+	}
+
+	// A member added after the key changed (bob's removal) and before
+	// their first device: the earlier entries show as ones this device
+	// cannot open (recorded as such, not dropped); the owner's next turn,
+	// which gives the key, reaches cai's window opened.
+	caiToken := cp.AddUser("cai")
+	ada.must("shared.add", map[string]any{"id": id, "account": "cai", "role": "viewer"}, nil)
+	cai := newHome(t, cp.URL, caiToken)
+	st = state{}
+	cai.must("shared.state", map[string]any{"id": id}, &st)
+	if !st.Shared || st.Role != "viewer" || len(st.Entries) == 0 {
+		t.Fatalf("cai's state: %+v", st)
+	}
+	for _, e := range st.Entries {
+		// no_key, or author for bob's, a removed member cai never verified.
+		if e.Unreadable == "" {
+			t.Fatalf("cai opened an entry sealed before he had a key: %+v", e)
+		}
+	}
+	caiFrom := cai.rec.Len()
+	if p := ada.prompt(id, "for cai too"); p["stopReason"] != "end_turn" {
+		t.Fatalf("ada's turn for cai: %v", p)
+	}
+	ev = cai.sharedEvent(caiFrom, func(e shared.Event) bool {
+		return e.SessionID == id && e.Type == shared.EvEntry && e.Entry.Kind == "prompt"
+	})
+	if ev.Entry.Unreadable != "" || ev.Entry.Actor != "ada" || ev.Entry.Entry.Text != "for cai too" {
+		t.Fatalf("cai got ada's new turn as %+v", ev.Entry)
 	}
 }
