@@ -68,6 +68,7 @@ describe('a shared session live', () => {
     expect(v.canRun).toBe(true);
     v.apply({ type: 'revoked' });
     expect(v.revoked).toBe(true);
+    expect([v.lease, v.queue, v.viewers]).toEqual([null, [], []]);
     expect(v.canRun).toBe(false);
     expect(v.canComment).toBe(false);
   });

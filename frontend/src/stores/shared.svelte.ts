@@ -65,7 +65,12 @@ export class SharedView {
         this.waiting = 0;
         break;
       case 'revoked':
+        // Nothing live any more: who runs, waits or views is not ours to see.
         this.revoked = true;
+        this.lease = null;
+        this.queue = [];
+        this.viewers = [];
+        this.waiting = 0;
         break;
     }
   }
