@@ -330,3 +330,73 @@ func TestSharedSessionInTheWindow(t *testing.T) {
 		t.Fatalf("cai got ada's new turn as %+v", ev.Entry)
 	}
 }
+
+// A second machine of one account joins from the window: the code the
+// first shows, the same 12 digits on both (each confirmed with
+// shared.pairConfirm), then both list two devices; a pairing whose digits
+// one side says differ ends on both.
+func TestPairAndJoinInTheWindow(t *testing.T) {
+	cp := cloudsynctest.New(t)
+	token := cp.AddUser("ada")
+	laptop := newHome(t, cp.URL, token)
+	desk := newHome(t, cp.URL, token)
+	var d shared.Devices
+	laptop.must("shared.devices", struct{}{}, &d)
+	if !d.Paired || len(d.Devices) != 1 {
+		t.Fatalf("the first device: %+v", d)
+	}
+	desk.must("shared.devices", struct{}{}, &d)
+	if d.Paired || d.Fingerprint == "" {
+		t.Fatalf("a machine not paired yet: %+v", d)
+	}
+	if e := desk.call("shared.pairConfirm", map[string]any{"same": true}, nil); e == nil || e.Reason != app.ReasonSharedNoPairing {
+		t.Fatalf("a confirmation without a pairing: %+v", e)
+	}
+
+	pair := func(same bool) (shared.PairStep, shared.PairStep) {
+		lFrom, dFrom := laptop.rec.Len(), desk.rec.Len()
+		var code shared.PairStep
+		laptop.must("shared.pair", struct{}{}, &code)
+		if code.State != "code" || code.Code == "" {
+			t.Fatalf("pair: %+v", code)
+		}
+		desk.must("shared.join", map[string]any{"code": code.Code}, nil)
+		isConfirm := func(e shared.Event) bool { return e.Type == shared.EvPair && e.Pair.State == "confirm" }
+		lc := laptop.sharedEvent(lFrom, isConfirm)
+		dc := desk.sharedEvent(dFrom, isConfirm)
+		if lc.Pair.SAS == "" || lc.Pair.SAS != dc.Pair.SAS {
+			t.Fatalf("the 12 digits: %q and %q", lc.Pair.SAS, dc.Pair.SAS)
+		}
+		desk.must("shared.pairConfirm", map[string]any{"same": same}, nil)
+		if same {
+			laptop.must("shared.pairConfirm", map[string]any{"same": true}, nil)
+		} else {
+			// The desk's "no" may end the laptop's pairing first.
+			laptop.call("shared.pairConfirm", map[string]any{"same": true}, nil)
+		}
+		isEnd := func(e shared.Event) bool {
+			return e.Type == shared.EvPair && (e.Pair.State == "done" || e.Pair.State == "failed")
+		}
+		return *laptop.sharedEvent(lFrom, isEnd).Pair, *desk.sharedEvent(dFrom, isEnd).Pair
+	}
+
+	l, dk := pair(false)
+	if l.State != "failed" || dk.State != "failed" || dk.Reason != app.ReasonSharedSASRejected {
+		t.Fatalf("digits said to differ: laptop %+v, desk %+v", l, dk)
+	}
+	desk.must("shared.devices", struct{}{}, &d)
+	if d.Paired {
+		t.Fatalf("a rejected pairing paired: %+v", d)
+	}
+
+	l, dk = pair(true)
+	if l.State != "done" || dk.State != "done" || dk.Role != "join" {
+		t.Fatalf("pairing: laptop %+v, desk %+v", l, dk)
+	}
+	for _, h := range []*home{laptop, desk} {
+		h.must("shared.devices", struct{}{}, &d)
+		if !d.Paired || len(d.Devices) != 2 {
+			t.Fatalf("after pairing: %+v", d)
+		}
+	}
+}
