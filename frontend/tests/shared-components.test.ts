@@ -113,7 +113,7 @@ describe('SharedMembers', () => {
     expect([...target.querySelectorAll('[data-testid="shared-member-role"]')].map((e) => e.textContent)).toEqual(['owner', 'editor']);
   });
 
-  it('offers sharing a private session and words why it failed (by its reason, not Go's message)', async () => {
+  it('offers sharing a private session and words why it failed (by its reason, not the Go message)', async () => {
     setup({ shared: false, members: [], entries: [] }, {
       'shared.share': () => {
         throw { code: 'bad_request', reason: 'sync_disabled', message: 'sync is off' };
