@@ -345,11 +345,19 @@ func (s *Service) SharedSessions(ctx context.Context, _ struct{}) (any, error) {
 	return ss, nil
 }
 
+// StateArgs name a session; Quiet: record its log here without following
+// it (the session list finding the sessions shared with this account: no
+// live stream, no presence, until its tab opens).
+type StateArgs struct {
+	ID    string `json:"id"`
+	Quiet bool   `json:"quiet,omitempty"`
+}
+
 // GetState brings the session's transcript up to date with its log (a
 // member's first time makes the transcript), starts following it, and
 // returns what the tab shows. A session that is not shared answers
 // Shared false; offline, what this machine has.
-func (s *Service) GetState(ctx context.Context, a IDArgs) (any, error) {
+func (s *Service) GetState(ctx context.Context, a StateArgs) (any, error) {
 	st := &State{Members: []client.Member{}, Entries: []Entry{}}
 	path := s.cfg.Transcript(a.ID)
 	_, statErr := os.Stat(path)
@@ -404,7 +412,7 @@ func (s *Service) GetState(ctx context.Context, a IDArgs) (any, error) {
 	if st.Entries, err = s.localEntries(a.ID); err != nil {
 		return nil, err
 	}
-	if !st.Revoked && !st.Offline {
+	if !st.Revoked && !st.Offline && !a.Quiet {
 		s.startFollow(a.ID)
 	}
 	return st, nil

@@ -159,3 +159,15 @@ describe('SharedComposer', () => {
     expect(target.querySelector('[data-testid="shared-revoked"]')?.textContent).toContain('access to this session ended');
   });
 });
+
+describe('SharedStore', () => {
+  it('finds the sessions shared with this account without following them; a tab opened follows', async () => {
+    const f = setup(members('editor'), { 'shared.sessions': () => [{ session: { id: 's9' }, owner: 'ada', role: 'editor', head: 3 }] });
+    await f.feats.shared.discover();
+    expect(f.call).toHaveBeenCalledWith('shared.state', { id: 's9', quiet: true });
+    expect(f.feats.shared.view('s9')).toBeUndefined();
+    await f.feats.shared.open('s9');
+    expect(f.call).toHaveBeenCalledWith('shared.state', { id: 's9' });
+    expect(f.feats.shared.view('s9')?.role).toBe('editor');
+  });
+});

@@ -125,7 +125,8 @@ export interface SharedEvent {
 }
 
 export interface SharedApi {
-  state(id: string): Promise<SharedState>;
+  /** quiet: record the log without following it (no live stream, no presence). */
+  state(id: string, quiet?: boolean): Promise<SharedState>;
   close(id: string): Promise<void>;
   sessions(): Promise<SharedSessionInfo[]>;
   share(id: string): Promise<SharedMembers>;
@@ -152,8 +153,8 @@ function members(x: unknown): SharedMembers {
 
 export function sharedClient(call: Call): SharedApi {
   return {
-    state: async (id) => {
-      const s = ((await call('shared.state', { id })) ?? {}) as SharedState;
+    state: async (id, quiet) => {
+      const s = ((await call('shared.state', quiet ? { id, quiet } : { id })) ?? {}) as SharedState;
       return { ...s, members: Array.isArray(s.members) ? s.members : [], entries: Array.isArray(s.entries) ? s.entries : [] };
     },
     close: async (id) => {

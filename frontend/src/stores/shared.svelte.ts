@@ -200,7 +200,8 @@ export class SharedStore {
     }
   }
 
-  /** Makes the sessions shared with this account appear in the list (each is recorded here). */
+  /** Makes the sessions shared with this account appear in the list (each
+   * is recorded here; followed only once its tab opens). */
   async discover(): Promise<void> {
     let list;
     try {
@@ -209,7 +210,12 @@ export class SharedStore {
       return; // sync off: nothing shared
     }
     for (const s of list) {
-      if (!this.views.has(s.session.id)) await this.open(s.session.id);
+      if (this.views.has(s.session.id)) continue;
+      try {
+        await this.client.shared.state(s.session.id, true);
+      } catch {
+        // offline or refused: the next look tries again
+      }
     }
   }
 
