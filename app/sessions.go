@@ -460,6 +460,9 @@ func (s *Services) sessionsClose(_ context.Context, a idArgs) (any, *Error) {
 		s.closeLive(l)
 		s.emitChanged(a.ID)
 	}
+	if s.shared != nil {
+		s.shared.StopFollow(a.ID) // its tab closed: no live stream, no presence
+	}
 	return nil, nil
 }
 
