@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"mnote/acp/runtimes"
 )
 
 // ErrNeedTool reports an agent whose distribution needs a program that
@@ -292,7 +294,7 @@ func (in *Installer) installNPM(ctx context.Context, dir, spec string) (string, 
 	cmd.Dir = dir
 	cmd.Env = in.Env
 	cmd.WaitDelay = 2 * time.Second
-	setProcessGroup(cmd)
+	runtimes.SetProcessGroup(cmd) // npm's children go with it
 	if err := in.runTool(cmd, "npm"); err != nil {
 		return "", fmt.Errorf("npm install %s: %w", spec, err)
 	}

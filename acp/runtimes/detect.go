@@ -250,7 +250,7 @@ func (d *Detector) runBounded(name string, args, env []string) ([]byte, error) {
 	var stdout, stderr limitedBuffer
 	stdout.limit, stderr.limit = maxOutput, 4096
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	setProcessGroup(cmd)
+	SetProcessGroup(cmd)
 	// A daemon started by an rc file may keep the pipes open; do not wait
 	// for it after the shell is gone.
 	cmd.WaitDelay = 500 * time.Millisecond

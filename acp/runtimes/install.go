@@ -39,7 +39,7 @@ func (d *Detector) InstallCommand(ctx context.Context, rt Runtime) (*exec.Cmd, e
 	cmd.Dir = dir
 	cmd.Env = d.HelperEnv()
 	cmd.Stdin = nil
-	setProcessGroup(cmd)
+	SetProcessGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	return cmd, nil
 }

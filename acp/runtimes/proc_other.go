@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// setProcessGroup only kills the direct child on this platform.
-func setProcessGroup(cmd *exec.Cmd) {}
+// SetProcessGroup only kills the direct child on this platform.
+func SetProcessGroup(cmd *exec.Cmd) {}
 
 // isExecutable reports whether path is a regular file.
 func isExecutable(path string) bool {

@@ -9,11 +9,11 @@ import (
 	"syscall"
 )
 
-// setProcessGroup starts cmd in a new session: it gets no controlling
+// SetProcessGroup starts cmd in a new session: it gets no controlling
 // terminal (an interactive shell cannot grab or stop on the terminal mnote
 // was started from) and leads its own process group, which is killed as a
 // whole when the command's context ends.
-func setProcessGroup(cmd *exec.Cmd) {
+func SetProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
