@@ -151,3 +151,49 @@ func TestTranscriptBounds(t *testing.T) {
 		t.Error("messages without text make an empty transcript")
 	}
 }
+
+// Invariants 6 and 7 of the sharing contract: a runtime binding is the
+// actor's. The agent's own session id, a Hermes profile (its memory) and a
+// Reasonix cache handle with its figures, whatever the thread recorded of
+// them, never reach the projection or the context another member's agent
+// is given.
+func TestProjectionCarriesNoRuntimeBinding(t *testing.T) {
+	const (
+		profileCanary = "hermes-profile-CANARY-memory-31"
+		cacheCanary   = "reasonix-cache-CANARY-handle-77"
+		sessionCanary = "agent-session-CANARY-9f1e"
+	)
+	th := thread.New()
+	th.AddUserPrompt([]thread.ContentBlock{{Type: "text", Text: "继续"}})
+	th.AddBinding("reasonix", "new", "")
+	th.AddBinding("hermes", "new", "profile "+profileCanary)
+	th.AddBinding("reasonix", "new_fallback", "session "+sessionCanary)
+	for _, s := range []string{
+		`{"sessionUpdate":"usage_update","used":1200,"size":128000,"cost":{"amount":0.01,"currency":"USD"},
+		  "_meta":{"reasonix":{"cacheHandle":"` + cacheCanary + `","cacheHitTokens":1024}}}`,
+		`{"sessionUpdate":"session_info_update","title":"缓存","_meta":{"hermes":{"profile":"` + profileCanary + `"}}}`,
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"好的。"}}`,
+	} {
+		var u thread.Update
+		if err := json.Unmarshal([]byte(s), &u); err != nil {
+			t.Fatalf("bad update %s: %v", s, err)
+		}
+		if _, err := th.Apply(&u); err != nil {
+			t.Fatalf("Apply(%s): %v", s, err)
+		}
+	}
+	snap := th.Snapshot()
+	if raw, _ := json.Marshal(snap); !strings.Contains(string(raw), profileCanary) || !strings.Contains(string(raw), sessionCanary) {
+		t.Fatal("the test's thread does not hold the bindings: it tests nothing")
+	}
+	proj := append([]Entry{Prompt(1, "继续", nil)}, Thread(snap.Entries, Options{Thoughts: true})...)
+	wire := mustJSON(t, proj) + Earlier(proj, nil)
+	for _, c := range []string{profileCanary, cacheCanary, sessionCanary} {
+		if strings.Contains(wire, c) {
+			t.Errorf("the projection carries %q:\n%s", c, wire)
+		}
+	}
+	if len(proj) != 2 || proj[1].Text != "好的。" {
+		t.Errorf("projection = %+v, want the prompt and the answer", proj)
+	}
+}
