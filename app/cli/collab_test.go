@@ -23,7 +23,7 @@ import (
 func TestSharedSessionCommands(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		cp := cloudsynctest.New(t)
-		sharedSessionCommands(t, cp, filepath.Dir(strings.TrimPrefix(cp.DB, "sqlite:")))
+		sharedSessionCommands(t, []*cloudsynctest.Server{cp}, filepath.Dir(strings.TrimPrefix(cp.DB, "sqlite:")))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		pg := pgtest.StartForTest(t)
@@ -31,15 +31,20 @@ func TestSharedSessionCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Its data folder: tables, write-ahead log, server log.
-		sharedSessionCommands(t, cloudsynctest.NewOn(t, db), pg.Dir)
+		// Its data folder: tables, write-ahead log, server log. Three
+		// servers on the one database: ada, bob and ada's second machine
+		// each reach another, as behind a load balancer.
+		cps := []*cloudsynctest.Server{cloudsynctest.NewOn(t, db), cloudsynctest.NewOn(t, db), cloudsynctest.NewOn(t, db)}
+		sharedSessionCommands(t, cps, pg.Dir)
 	})
 }
 
-// sharedSessionCommands runs the test on cp, whose database's files are
-// under dbDir.
-func sharedSessionCommands(t *testing.T, cp *cloudsynctest.Server, dbDir string) {
-	tokA, tokB := cp.AddUser("ada"), cp.AddUser("bob")
+// sharedSessionCommands runs the test on the control plane servers cps
+// (one database, whose files are under dbDir): ada uses the first, bob
+// the second, ada's second machine the third (the first again when fewer).
+func sharedSessionCommands(t *testing.T, cps []*cloudsynctest.Server, dbDir string) {
+	srv := func(i int) *cloudsynctest.Server { return cps[i%len(cps)] }
+	tokA, tokB := cps[0].AddUser("ada"), cps[0].AddUser("bob")
 	ada, bob, desk := newHarness(t), newHarness(t), newHarness(t)
 	for _, h := range []*harness{ada, bob, desk} {
 		h.env = append(os.Environ(), "MNOTE_HOME="+h.home, "LANG=C", "LC_ALL=", "LC_MESSAGES=")
@@ -53,8 +58,11 @@ func sharedSessionCommands(t *testing.T, cp *cloudsynctest.Server, dbDir string)
 		}
 		return r
 	}
-	for h, tok := range map[*harness]string{ada: tokA, bob: tokB} {
-		expect(h.runIn(tok+"\n", "sync", "set", "--url", cp.URL, "--token-stdin"), 0, "Signed in")
+	for h, at := range map[*harness]struct {
+		tok string
+		cp  *cloudsynctest.Server
+	}{ada: {tokA, srv(0)}, bob: {tokB, srv(1)}} {
+		expect(h.runIn(at.tok+"\n", "sync", "set", "--url", at.cp.URL, "--token-stdin"), 0, "Signed in")
 		expect(h.run("sync", "on"), 0, "Sync is on")
 		expect(h.run("devices", "--json"), 0, `"this": true`)
 	}
@@ -125,7 +133,7 @@ func sharedSessionCommands(t *testing.T, cp *cloudsynctest.Server, dbDir string)
 
 	// Without the control plane a member's turn fails visibly and nothing
 	// reaches the agent (invariant 9).
-	cp.Inject(cloudsynctest.Fault{Method: "POST", PathPrefix: "/v1/sessions/" + id + "/lease", Status: 503})
+	srv(1).Inject(cloudsynctest.Fault{Method: "POST", PathPrefix: "/v1/sessions/" + id + "/lease", Status: 503})
 	expect(bob.run("prompt", "--session", id, "--agent-cmd", bob.agentCmd(""), "while it was down"), 3, "The turn did not run", "Your prompt is kept")
 	if b, _ := os.ReadFile(filepath.Join(bob.home, "data", "transcripts", id+".jsonl")); bytes.Contains(b, []byte("while it was down")) {
 		t.Fatal("a turn ran unshared")
@@ -161,7 +169,7 @@ func sharedSessionCommands(t *testing.T, cp *cloudsynctest.Server, dbDir string)
 	if code == "" {
 		t.Fatalf("no pairing code: %s %s", pairOut.String(), pairErr.String())
 	}
-	joined := expect(desk.runIn(tokA+"\nyes\n", "devices", "join", cp.URL, code), 0, "is now one of ada's devices")
+	joined := expect(desk.runIn(tokA+"\nyes\n", "devices", "join", srv(2).URL, code), 0, "is now one of ada's devices")
 	for sc.Scan() {
 		pairOut.WriteString(sc.Text() + "\n")
 	}
@@ -234,7 +242,9 @@ func sharedSessionCommands(t *testing.T, cp *cloudsynctest.Server, dbDir string)
 
 	// The control plane never held a word of it: not in its database
 	// files, its logs, or anything sent to it.
-	cp.Close()
+	for _, cp := range cps {
+		cp.Close()
+	}
 	var files []string
 	filepath.WalkDir(dbDir, func(p string, d os.DirEntry, err error) error { //nolint:errcheck // what cannot be read is not checked
 		if err == nil && !d.IsDir() {
@@ -262,11 +272,13 @@ func sharedSessionCommands(t *testing.T, cp *cloudsynctest.Server, dbDir string)
 				t.Errorf("the control plane's %s holds %s", f, c)
 			}
 		}
-		if bytes.Contains(cp.Logs(), []byte(c)) {
-			t.Errorf("the control plane logged %s", c)
-		}
-		if bytes.Contains(cp.Sent(), []byte(c)) {
-			t.Errorf("%s was sent to the control plane in clear", c)
+		for _, cp := range cps {
+			if bytes.Contains(cp.Logs(), []byte(c)) {
+				t.Errorf("the control plane logged %s", c)
+			}
+			if bytes.Contains(cp.Sent(), []byte(c)) {
+				t.Errorf("%s was sent to the control plane in clear", c)
+			}
 		}
 	}
 }
