@@ -444,6 +444,17 @@ func (s *Services) openShared() {
 			}
 			return ""
 		},
+		Clean: func() (func(string) string, error) {
+			ws := ""
+			if w := s.ws.get(); w != nil {
+				ws = w.Dir()
+			}
+			r, err := export.RedactorFor(s.paths, ws)
+			if err != nil {
+				return nil, err
+			}
+			return r.String, nil
+		},
 		SendSession: func(ctx context.Context, id string) error {
 			row, err := s.ix.GetSession(ctx, id)
 			if err != nil {

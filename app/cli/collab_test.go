@@ -90,7 +90,7 @@ func sharedSessionCommands(t *testing.T, cps []*cloudsynctest.Server, dbDir stri
 	// ada's first shared turn: a tool call whose input and output stay
 	// with her, a note read by her agent.
 	steps := acptest.Steps(
-		`{"toolCall":{"toolCallId":"t1","title":"Read 缓存设计.md","kind":"read","status":"pending","rawInput":{"path":"`+note+`","q":"`+inputCanary+`"}}}`,
+		`{"toolCall":{"toolCallId":"t1","title":"Read `+note+`","kind":"read","status":"pending","rawInput":{"path":"`+note+`","q":"`+inputCanary+`"}}}`,
 		`{"readFile":{"path":"`+note+`"}}`,
 		`{"toolCallUpdate":{"toolCallId":"t1","status":"completed","rawOutput":{"out":"`+outputCanary+`"}}}`,
 		`{"message":"ada found `+answerCanary+`"}`,
@@ -114,10 +114,15 @@ func sharedSessionCommands(t *testing.T, cps []*cloudsynctest.Server, dbDir stri
 			t.Errorf("bob's agent was not given %q:\n%s", want, given)
 		}
 	}
-	for _, never := range []string{inputCanary, outputCanary, "Read 缓存设计.md", ada.ws} {
+	for _, never := range []string{inputCanary, outputCanary, "Read ", ada.ws} {
 		if strings.Contains(given, never) {
 			t.Errorf("bob's agent was given ada's private %q:\n%s", never, given)
 		}
+	}
+	// What bob sees of ada's tool call: its title, without her folder's
+	// path (what leaves her machine is redacted as a share is).
+	if show := expect(bob.run("show", id), 0, "缓存设计.md"); strings.Contains(show.stdout, ada.ws) || strings.Contains(show.stdout, filepath.Base(ada.ws)+"/") {
+		t.Errorf("bob sees ada's local path:\n%s", show.stdout)
 	}
 	// ada sees bob's turn with its actor.
 	shown := expect(ada.run("show", id), 0, "## Turn 1 · ada", "## Turn 2 · bob", "what did ada find?")

@@ -86,6 +86,7 @@ type sharedTurn struct {
 	c       *client.Client
 	st      *sessionStore
 	id      string
+	ws      string // the folder this machine's agent works in
 	entries []client.Opened
 	run     *client.Run
 
@@ -146,7 +147,7 @@ func (e *env) openSharedTurn(ctx context.Context, st *sessionStore, session, cwd
 	if recs, err = store.ReadSharedEntries(path); err != nil {
 		return nil, err
 	}
-	return &sharedTurn{e: e, c: c, st: st, id: id, entries: client.FromRecords(recs)}, nil
+	return &sharedTurn{e: e, c: c, st: st, id: id, ws: abs, entries: client.FromRecords(recs)}, nil
 }
 
 // sharedRunError is a shared run that could not start: the control plane
@@ -183,12 +184,19 @@ func (t *sharedTurn) start(ctx context.Context, typed string, held bool, queued 
 			turn++
 		}
 	}
-	t.run, err = t.c.StartRun(ctx, t.id, projection.Prompt(turn, typed, nil), client.RunEvents{Queued: queued})
+	// What leaves for the members has the secrets mnote knows and local
+	// paths hidden, as a share has.
+	r, err := t.e.redactor(t.ws)
+	if err != nil {
+		return "", "", err
+	}
+	opt := projection.Options{Clean: r.String}
+	t.run, err = t.c.StartRun(ctx, t.id, projection.Prompt(turn, r.String(typed), nil), client.RunEvents{Queued: queued})
 	if err != nil {
 		return "", "", t.explain(err)
 	}
 	t.mu.Lock()
-	t.proj = client.NewProjector(t.run, projection.Options{})
+	t.proj = client.NewProjector(t.run, opt)
 	t.mu.Unlock()
 	return mode, context, nil
 }

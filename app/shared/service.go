@@ -68,6 +68,10 @@ type Config struct {
 	Adopted func(ctx context.Context, id string)
 	// Workspace is the folder a member's own agent works in (the open one).
 	Workspace func() string
+	// Clean is the redactor of what a run sends to the members: the
+	// secrets mnote knows and local paths hidden (export.RedactorFor of
+	// the folder the agent works in). Nil sends texts as they are.
+	Clean func() (func(string) string, error)
 	// SendSession sends the session's record to the control plane (Share).
 	SendSession func(ctx context.Context, id string) error
 	// Reason names a failure that is not this package's (a sync

@@ -23,6 +23,7 @@ func TestMain(m *testing.M) { acptest.Main(m) }
 // home is one person's mnote: its data, its notes folder, its services.
 type home struct {
 	t     *testing.T
+	ws    string // the notes folder
 	paths store.Paths
 	rec   *app.Recorder
 	svc   *app.Services
@@ -32,13 +33,13 @@ func newHome(t *testing.T, cpURL, token string) *home {
 	t.Helper()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	h := &home{t: t, rec: &app.Recorder{}, paths: store.Paths{
+	h := &home{t: t, ws: t.TempDir(), rec: &app.Recorder{}, paths: store.Paths{
 		ConfigFile: filepath.Join(dir, "config.json"), DataDir: data, DB: filepath.Join(data, "mnote.db"),
 		Transcripts: filepath.Join(data, "transcripts"), Trash: filepath.Join(data, "trash"),
 		LogDir: filepath.Join(dir, "logs"), StateDir: filepath.Join(dir, "state"),
 	}}
 	svc, err := app.New(app.Config{
-		Paths: h.paths, Workspace: t.TempDir(), Emitter: h.rec,
+		Paths: h.paths, Workspace: h.ws, Emitter: h.rec,
 		Detector:    runtimes.NewDetector(runtimes.DetectOptions{Inherited: true}),
 		CancelGrace: 3 * time.Second, InitTimeout: 20 * time.Second,
 	})
@@ -187,7 +188,7 @@ func TestSharedSessionInTheWindow(t *testing.T) {
 	if ms.Owner != "ada" || len(ms.Members) != 2 {
 		t.Fatalf("members: %+v", ms)
 	}
-	if p := ada.prompt(id, "look into the cache"); p["stopReason"] != "end_turn" {
+	if p := ada.prompt(id, "look into the cache in "+filepath.Join(ada.ws, "缓存设计.md")); p["stopReason"] != "end_turn" {
 		t.Fatalf("ada's shared turn: %v", p)
 	}
 	ada.must("shared.state", map[string]any{"id": id}, &st)
@@ -202,6 +203,11 @@ func TestSharedSessionInTheWindow(t *testing.T) {
 	bob.must("shared.state", map[string]any{"id": id}, &st)
 	if !st.Shared || st.Role != "editor" || st.Owner != "ada" || len(st.Entries) == 0 {
 		t.Fatalf("bob's state: %+v", st)
+	}
+	// What left ada's machine is redacted as a share is: her folder's
+	// path is not in it.
+	if b, _ := json.Marshal(st.Entries); !bytes.Contains(b, []byte("缓存设计.md")) || bytes.Contains(b, []byte(ada.ws)) {
+		t.Errorf("bob's entries (want the note's name, not ada's folder %s): %s", ada.ws, b)
 	}
 	var list []app.SessionSummary
 	bob.must("sessions.list", map[string]any{}, &list)

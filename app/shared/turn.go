@@ -74,6 +74,13 @@ func (s *Service) BeginTurn(ctx context.Context, id, text string, held bool, men
 	if err != nil {
 		return nil, err
 	}
+	opt := projection.Options{}
+	if s.cfg.Clean != nil {
+		if opt.Clean, err = s.cfg.Clean(); err != nil {
+			return nil, err
+		}
+		text = opt.Clean(text)
+	}
 	t := &Turn{s: s, id: id}
 	t.Mode, t.Context = client.ContextFor(entries, held, c.Device().DeviceID)
 	turn := 1
@@ -90,7 +97,7 @@ func (s *Service) BeginTurn(ctx context.Context, id, text string, held bool, men
 		return nil, err
 	}
 	t.run = run
-	t.proj = client.NewProjector(run, projection.Options{})
+	t.proj = client.NewProjector(run, opt)
 	return t, nil
 }
 
