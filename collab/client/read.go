@@ -23,6 +23,18 @@ type Opened struct {
 	Entry projection.Entry
 }
 
+// MarshalJSON writes the record's fields and the opened entry ("Entry"),
+// without the entry's JSON a second time (the record's "entry").
+func (o Opened) MarshalJSON() ([]byte, error) {
+	type record store.SharedEntryRecord
+	r := record(o.SharedEntryRecord)
+	r.Entry = nil
+	return json.Marshal(struct {
+		record
+		Entry projection.Entry
+	}{r, o.Entry})
+}
+
 // Unreadable reasons (SharedEntryRecord.Unreadable), codes the caller
 // words.
 const (
