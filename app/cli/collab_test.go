@@ -245,6 +245,20 @@ func sharedSessionCommands(t *testing.T, cps []*cloudsynctest.Server, dbDir stri
 	}
 	expect(r, 0, "what did ada find?") // what he had stays on his machine
 
+	// Thoughts reach the members (and the actor's other machines) only
+	// when the actor chooses to share them.
+	for _, c := range []struct {
+		flags   []string
+		thought string
+	}{{nil, "THOUGHTKEPT3a1f"}, {[]string{"--share-thoughts"}, "THOUGHTSHARED9c2e"}} {
+		script := ada.agentCmd(`{"turns":[` + acptest.Steps(`{"thought":"`+c.thought+`"}`, `{"message":"ok"}`) + `]}`)
+		args := append([]string{"prompt", "--json", "--session", id, "--agent-cmd", script}, c.flags...)
+		expect(ada.run(append(args, "think about it")...), 0, `"type":"shared"`)
+	}
+	if r := expect(desk.run("show", id), 0, "THOUGHTSHARED9c2e"); strings.Contains(r.stdout, "THOUGHTKEPT3a1f") {
+		t.Errorf("ada's desktop sees a thought her laptop did not share:\n%s", r.stdout)
+	}
+
 	// The control plane never held a word of it: not in its database
 	// files, its logs, or anything sent to it.
 	for _, cp := range cps {

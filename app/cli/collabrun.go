@@ -82,13 +82,16 @@ func (e *env) pullShared(ctx context.Context, c *client.Client, st *sessionStore
 
 // sharedTurn is a prompt's run in a shared session.
 type sharedTurn struct {
-	e       *env
-	c       *client.Client
-	st      *sessionStore
-	id      string
-	ws      string // the folder this machine's agent works in
-	entries []client.Opened
-	run     *client.Run
+	e  *env
+	c  *client.Client
+	st *sessionStore
+	id string
+	ws string // the folder this machine's agent works in
+	// thoughts: the members see this turn's thoughts too (the actor's
+	// choice: --share-thoughts).
+	thoughts bool
+	entries  []client.Opened
+	run      *client.Run
 
 	mu   sync.Mutex
 	proj *client.Projector
@@ -190,7 +193,7 @@ func (t *sharedTurn) start(ctx context.Context, typed string, held bool, queued 
 	if err != nil {
 		return "", "", err
 	}
-	opt := projection.Options{Clean: r.String}
+	opt := projection.Options{Clean: r.String, Thoughts: t.thoughts}
 	t.run, err = t.c.StartRun(ctx, t.id, projection.Prompt(turn, r.String(typed), nil), client.RunEvents{Queued: queued})
 	if err != nil {
 		return "", "", t.explain(err)

@@ -35,7 +35,7 @@ const (
 
 type promptCmd struct {
 	agent, agentCmd, cwd, approve, session string
-	jsonOut, noNotesTools                  bool
+	jsonOut, noNotesTools, shareThoughts   bool
 	timeout, initTimeout                   time.Duration
 	initTimeoutSet                         bool
 	options                                configOptions
@@ -74,6 +74,7 @@ func (e *env) runPrompt(args []string) int {
 	fs.BoolVar(&c.jsonOut, "json", false, "print one JSON object per line")
 	fs.DurationVar(&c.timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.DurationVar(&c.initTimeout, "init-timeout", 90*time.Second, "how long the agent may take to start (initialize, session/new; default: the agent's init_timeout_secs, else 90s)")
+	fs.BoolVar(&c.shareThoughts, "share-thoughts", false, "in a shared session: the members see this turn's thoughts too (never its tool input or output)")
 	fs.BoolVar(&c.noNotesTools, "no-notes-tools", false, "do not offer mnote's notes tools (search_notes, edit_note, … over MCP) to the agent")
 	fs.Var(&c.options, "option", "set the agent's session config option `ID=VALUE` before the turn (session/set_config_option); repeatable")
 	fs.Usage = func() {
@@ -291,6 +292,7 @@ func (c *promptCmd) run(e *env, text string) int {
 		// session, else the earlier turns of the shared projection.
 		held := binding.How == store.HowLoad || binding.How == store.HowResume
 		loc := l10n.FromEnv()
+		shared.thoughts = c.shareThoughts
 		mode, earlier, err := shared.start(ctx, text, held, func(pos int) {
 			if c.jsonOut {
 				var j jsonLine
