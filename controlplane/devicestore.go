@@ -150,21 +150,15 @@ func (s *sqlStore) Devices(ctx context.Context, userID, account string) (api.Dev
 	if err := s.r.QueryRowContext(ctx, s.q.rebind("SELECT COALESCE(MAX(seq), 0) FROM device_log WHERE user_id = ?"), uid).Scan(&out.LogHead); err != nil {
 		return api.DeviceList{}, s.err("list devices", err)
 	}
-	rows, err := s.r.QueryContext(ctx, s.q.rebind("SELECT id, public_key, created_ns, updated_ns FROM devices WHERE user_id = ? ORDER BY created_ns, id"), uid)
+	out.Devices, err = queryAll(ctx, s.r, s.q.rebind("SELECT id, public_key, created_ns, updated_ns FROM devices WHERE user_id = ? ORDER BY created_ns, id"),
+		func(rows *sql.Rows) (api.Device, error) {
+			d := api.Device{Account: name}
+			var created, updated int64
+			err := rows.Scan(&d.ID, &d.PublicKey, &created, &updated)
+			d.CreatedAt, d.UpdatedAt = fromNanos(created), fromNanos(updated)
+			return d, err
+		}, uid)
 	if err != nil {
-		return api.DeviceList{}, s.err("list devices", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		d := api.Device{Account: name}
-		var created, updated int64
-		if err := rows.Scan(&d.ID, &d.PublicKey, &created, &updated); err != nil {
-			return api.DeviceList{}, s.err("list devices", err)
-		}
-		d.CreatedAt, d.UpdatedAt = fromNanos(created), fromNanos(updated)
-		out.Devices = append(out.Devices, d)
-	}
-	if err := rows.Err(); err != nil {
 		return api.DeviceList{}, s.err("list devices", err)
 	}
 	return out, nil
@@ -179,23 +173,14 @@ func (s *sqlStore) DeviceLog(ctx context.Context, userID, account string, after 
 	if err := s.r.QueryRowContext(ctx, s.q.rebind("SELECT COALESCE(MAX(seq), 0) FROM device_log WHERE user_id = ?"), uid).Scan(&out.Head); err != nil {
 		return api.DeviceLogPage{}, s.err("read device log", err)
 	}
-	rows, err := s.r.QueryContext(ctx, s.q.rebind("SELECT seq, device_id, statement, created_ns FROM device_log WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?"), uid, after, limit)
+	out.Statements, err = queryAll(ctx, s.r, s.q.rebind("SELECT seq, device_id, statement, created_ns FROM device_log WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
+		func(rows *sql.Rows) (st api.DeviceStatement, err error) {
+			var ns int64
+			err = rows.Scan(&st.Seq, &st.Device, &st.Statement, &ns)
+			st.CreatedAt = fromNanos(ns)
+			return st, err
+		}, uid, after, limit)
 	if err != nil {
-		return api.DeviceLogPage{}, s.err("read device log", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			st api.DeviceStatement
-			ns int64
-		)
-		if err := rows.Scan(&st.Seq, &st.Device, &st.Statement, &ns); err != nil {
-			return api.DeviceLogPage{}, s.err("read device log", err)
-		}
-		st.CreatedAt = fromNanos(ns)
-		out.Statements = append(out.Statements, st)
-	}
-	if err := rows.Err(); err != nil {
 		return api.DeviceLogPage{}, s.err("read device log", err)
 	}
 	return out, nil
@@ -236,21 +221,12 @@ func (s *sqlStore) Envelopes(ctx context.Context, userID, sessionID, deviceID st
 	if _, err := s.role(ctx, s.r, userID, sessionID); err != nil {
 		return nil, s.wrap("read key envelopes", err)
 	}
-	rows, err := s.r.QueryContext(ctx, s.q.rebind(`SELECT k.epoch, u.name, k.device_id, k.envelope FROM key_envelopes k JOIN users u ON u.id = k.user_id
-		WHERE k.session_id = ? AND k.user_id = ? AND k.device_id = ? AND k.epoch > ? ORDER BY k.epoch`), sessionID, userID, deviceID, after)
+	out, err := queryAll(ctx, s.r, s.q.rebind(`SELECT k.epoch, u.name, k.device_id, k.envelope FROM key_envelopes k JOIN users u ON u.id = k.user_id
+		WHERE k.session_id = ? AND k.user_id = ? AND k.device_id = ? AND k.epoch > ? ORDER BY k.epoch`),
+		func(rows *sql.Rows) (e api.KeyEnvelope, err error) {
+			return e, rows.Scan(&e.Epoch, &e.Account, &e.Device, &e.Envelope)
+		}, sessionID, userID, deviceID, after)
 	if err != nil {
-		return nil, s.err("read key envelopes", err)
-	}
-	defer rows.Close()
-	out := []api.KeyEnvelope{}
-	for rows.Next() {
-		var e api.KeyEnvelope
-		if err := rows.Scan(&e.Epoch, &e.Account, &e.Device, &e.Envelope); err != nil {
-			return nil, s.err("read key envelopes", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, s.err("read key envelopes", err)
 	}
 	return out, nil
@@ -334,23 +310,14 @@ func (s *sqlStore) PairingMessages(ctx context.Context, userID, pairingID string
 		return api.PairingMessages{}, s.wrap("read pairing messages", err)
 	}
 	out := api.PairingMessages{Messages: []api.PairingMessage{}, ExpiresAt: exp}
-	rows, err := s.r.QueryContext(ctx, s.q.rebind("SELECT seq, device_id, body, created_ns FROM pairing_messages WHERE pairing_id = ? AND seq > ? ORDER BY seq LIMIT 100"), pairingID, after)
+	out.Messages, err = queryAll(ctx, s.r, s.q.rebind("SELECT seq, device_id, body, created_ns FROM pairing_messages WHERE pairing_id = ? AND seq > ? ORDER BY seq LIMIT 100"),
+		func(rows *sql.Rows) (m api.PairingMessage, err error) {
+			var ns int64
+			err = rows.Scan(&m.Seq, &m.Device, &m.Body, &ns)
+			m.CreatedAt = fromNanos(ns)
+			return m, err
+		}, pairingID, after)
 	if err != nil {
-		return api.PairingMessages{}, s.err("read pairing messages", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			m  api.PairingMessage
-			ns int64
-		)
-		if err := rows.Scan(&m.Seq, &m.Device, &m.Body, &ns); err != nil {
-			return api.PairingMessages{}, s.err("read pairing messages", err)
-		}
-		m.CreatedAt = fromNanos(ns)
-		out.Messages = append(out.Messages, m)
-	}
-	if err := rows.Err(); err != nil {
 		return api.PairingMessages{}, s.err("read pairing messages", err)
 	}
 	return out, nil

@@ -95,24 +95,22 @@ func (s *sqlStore) leaseState(ctx context.Context, q interface {
 		l.GrantedAt, l.ExpiresAt = fromNanos(granted), fromNanos(expires)
 		st.Lease = &l
 	}
-	rows, err := q.QueryContext(ctx, s.q.rebind(`SELECT r.run_id, u.name, r.device_id, r.requested_ns FROM run_queue r JOIN users u ON u.id = r.user_id
-		WHERE r.session_id = ? ORDER BY r.ticket`), sessionID)
+	queue, err := queryAll(ctx, q, s.q.rebind(`SELECT r.run_id, u.name, r.device_id, r.requested_ns FROM run_queue r JOIN users u ON u.id = r.user_id
+		WHERE r.session_id = ? ORDER BY r.ticket`),
+		func(rows *sql.Rows) (r api.QueuedRun, err error) {
+			var ns int64
+			err = rows.Scan(&r.RunID, &r.Account, &r.Device, &ns)
+			r.RequestedAt = fromNanos(ns)
+			return r, err
+		}, sessionID)
 	if err != nil {
 		return st, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			r  api.QueuedRun
-			ns int64
-		)
-		if err := rows.Scan(&r.RunID, &r.Account, &r.Device, &ns); err != nil {
-			return st, err
-		}
-		r.RequestedAt, r.Position = fromNanos(ns), len(st.Queue)+1
-		st.Queue = append(st.Queue, r)
+	for i := range queue {
+		queue[i].Position = i + 1
 	}
-	return st, rows.Err()
+	st.Queue = queue
+	return st, nil
 }
 
 func (s *sqlStore) RequestLease(ctx context.Context, userID, sessionID, runID, device string, now time.Time, ttl time.Duration) (api.LeaseState, bool, error) {
@@ -272,21 +270,12 @@ func (s *sqlStore) PresenceLeave(ctx context.Context, connID string) error {
 }
 
 func (s *sqlStore) Viewers(ctx context.Context, sessionID string, since time.Time) ([]api.Viewer, error) {
-	rows, err := s.r.QueryContext(ctx, s.q.rebind(`SELECT DISTINCT u.name, p.device_id FROM presence p JOIN users u ON u.id = p.user_id
-		WHERE p.session_id = ? AND p.seen_ns > ? ORDER BY u.name, p.device_id`), sessionID, nanos(since))
+	out, err := queryAll(ctx, s.r, s.q.rebind(`SELECT DISTINCT u.name, p.device_id FROM presence p JOIN users u ON u.id = p.user_id
+		WHERE p.session_id = ? AND p.seen_ns > ? ORDER BY u.name, p.device_id`),
+		func(rows *sql.Rows) (v api.Viewer, err error) {
+			return v, rows.Scan(&v.Account, &v.Device)
+		}, sessionID, nanos(since))
 	if err != nil {
-		return nil, s.err("read presence", err)
-	}
-	defer rows.Close()
-	out := []api.Viewer{}
-	for rows.Next() {
-		var v api.Viewer
-		if err := rows.Scan(&v.Account, &v.Device); err != nil {
-			return nil, s.err("read presence", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, s.err("read presence", err)
 	}
 	return out, nil

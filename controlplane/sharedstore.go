@@ -218,20 +218,10 @@ func (s *sqlStore) SharedSession(ctx context.Context, userID, sessionID string) 
 }
 
 func (s *sqlStore) SharedSessions(ctx context.Context, userID string) ([]api.SharedSession, error) {
-	rows, err := s.r.QueryContext(ctx, s.q.rebind(sharedSelect+" ORDER BY s.updated_ns DESC, s.id DESC"), userID)
+	out, err := queryAll(ctx, s.r, s.q.rebind(sharedSelect+" ORDER BY s.updated_ns DESC, s.id DESC"), func(rows *sql.Rows) (api.SharedSession, error) {
+		return scanShared(rows)
+	}, userID)
 	if err != nil {
-		return nil, s.err("list shared sessions", err)
-	}
-	defer rows.Close()
-	out := []api.SharedSession{}
-	for rows.Next() {
-		sh, err := scanShared(rows)
-		if err != nil {
-			return nil, s.err("list shared sessions", err)
-		}
-		out = append(out, sh)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, s.err("list shared sessions", err)
 	}
 	return out, nil
@@ -245,24 +235,16 @@ func (s *sqlStore) Members(ctx context.Context, userID, sessionID string) (api.M
 	if err := s.r.QueryRowContext(ctx, s.q.rebind("SELECT roster_head FROM shared_sessions WHERE session_id = ?"), sessionID).Scan(&out.RosterHead); err != nil {
 		return api.MemberList{}, s.wrap("list members", gone(err))
 	}
-	rows, err := s.r.QueryContext(ctx, s.q.rebind(`SELECT u.name, u.id, m.role, m.added_ns FROM members m JOIN users u ON u.id = m.user_id
-		WHERE m.session_id = ? ORDER BY m.added_ns, u.name`), sessionID)
+	var err error
+	out.Members, err = queryAll(ctx, s.r, s.q.rebind(`SELECT u.name, u.id, m.role, m.added_ns FROM members m JOIN users u ON u.id = m.user_id
+		WHERE m.session_id = ? ORDER BY m.added_ns, u.name`),
+		func(rows *sql.Rows) (m api.Member, err error) {
+			var ns int64
+			err = rows.Scan(&m.Account, &m.AccountID, &m.Role, &ns)
+			m.AddedAt = fromNanos(ns)
+			return m, err
+		}, sessionID)
 	if err != nil {
-		return api.MemberList{}, s.err("list members", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			m  api.Member
-			ns int64
-		)
-		if err := rows.Scan(&m.Account, &m.AccountID, &m.Role, &ns); err != nil {
-			return api.MemberList{}, s.err("list members", err)
-		}
-		m.AddedAt = fromNanos(ns)
-		out.Members = append(out.Members, m)
-	}
-	if err := rows.Err(); err != nil {
 		return api.MemberList{}, s.err("list members", err)
 	}
 	return out, nil
@@ -394,24 +376,16 @@ func (s *sqlStore) Roster(ctx context.Context, userID, sessionID string, after i
 	if err := s.r.QueryRowContext(ctx, s.q.rebind("SELECT roster_head FROM shared_sessions WHERE session_id = ?"), sessionID).Scan(&out.Head); err != nil {
 		return api.RosterPage{}, s.wrap("read roster", gone(err))
 	}
-	rows, err := s.r.QueryContext(ctx, s.q.rebind(`SELECT r.seq, u.name, r.statement, r.created_ns FROM roster_log r JOIN users u ON u.id = r.actor_id
-		WHERE r.session_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`), sessionID, after, limit)
+	var err error
+	out.Statements, err = queryAll(ctx, s.r, s.q.rebind(`SELECT r.seq, u.name, r.statement, r.created_ns FROM roster_log r JOIN users u ON u.id = r.actor_id
+		WHERE r.session_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?`),
+		func(rows *sql.Rows) (st api.RosterStatement, err error) {
+			var ns int64
+			err = rows.Scan(&st.Seq, &st.Actor, &st.Statement, &ns)
+			st.CreatedAt = fromNanos(ns)
+			return st, err
+		}, sessionID, after, limit)
 	if err != nil {
-		return api.RosterPage{}, s.err("read roster", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			st api.RosterStatement
-			ns int64
-		)
-		if err := rows.Scan(&st.Seq, &st.Actor, &st.Statement, &ns); err != nil {
-			return api.RosterPage{}, s.err("read roster", err)
-		}
-		st.CreatedAt = fromNanos(ns)
-		out.Statements = append(out.Statements, st)
-	}
-	if err := rows.Err(); err != nil {
 		return api.RosterPage{}, s.err("read roster", err)
 	}
 	return out, nil
