@@ -247,11 +247,6 @@ func (t *sharedTurn) finish(ctx context.Context, failed bool) error {
 	if failed {
 		status = client.RunFailed
 	}
-	t.mu.Lock()
-	if t.proj != nil {
-		t.proj.Flush()
-	}
-	t.mu.Unlock()
 	// A cancelled turn (Ctrl+C) still ends in the log.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()

@@ -146,9 +146,6 @@ func (t *Turn) Finish(failed bool) error {
 	if failed || t.run.Err() != nil {
 		status = client.RunFailed
 	}
-	t.mu.Lock()
-	t.proj.Flush()
-	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	err := t.run.Finish(ctx, status)

@@ -2,7 +2,6 @@ package client
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"mnote/collab/projection"
 	"mnote/thread"
@@ -12,18 +11,11 @@ import (
 // (projection.FromThread on a thread of its own): answers as the text
 // added, tool calls as title, kind and status, plans. Tool input and
 // output, and thoughts unless Options.Thoughts, never reach the Run.
-//
-// An answer's or a thought's text goes in pieces that end at a space, a
-// line break or Chinese punctuation, each cleaned (Options.Clean) once: a
-// path or a key is never cut in two by a chunk boundary, so the redactor
-// sees it whole, and no text is cleaned twice however long the answer.
-// The rest of a piece goes when the next entry starts, or at Flush.
 type Projector struct {
-	run     *Run
-	opt     projection.Options
-	th      *thread.Thread
-	sent    map[string]int // raw text of an answer or thought already given, by entry
-	pending string         // the text entry whose last piece may still wait
+	run  *Run
+	opt  projection.Options
+	th   *thread.Thread
+	sent map[string]int // answer text already given, by entry
 }
 
 // NewProjector feeds run from agent updates.
@@ -31,75 +23,28 @@ func NewProjector(run *Run, opt projection.Options) *Projector {
 	return &Projector{run: run, opt: opt, th: thread.New(), sent: map[string]int{}}
 }
 
-// pieceEnds are where an answer's text may be cut between two pieces.
-const pieceEnds = " \t\n，。、；：！？"
-
 // Update takes one session/update of the actor's agent.
 func (p *Projector) Update(u *thread.Update) {
 	ch, err := p.th.Apply(u)
 	if err != nil || ch.EntryID == "" {
 		return
 	}
-	if p.pending != "" && p.pending != ch.EntryID {
-		p.text(p.pending, true)
-	}
 	e, ok := p.th.Entry(ch.EntryID)
 	if !ok {
 		return
 	}
-	if e.Kind == thread.EntryAssistantMessage || e.Kind == thread.EntryThought {
-		p.text(e.ID, false)
-		return
-	}
-	if pe, ok := projection.FromThread(e, p.opt); ok {
-		p.run.Add(pe)
-	}
-}
-
-// Flush gives what waits of the last answer or thought (before Run.Finish).
-func (p *Projector) Flush() {
-	if p.pending != "" {
-		p.text(p.pending, true)
-	}
-}
-
-// text gives the next piece of an answer's or a thought's text: up to its
-// last piece end, or all of it when all.
-func (p *Projector) text(id string, all bool) {
-	e, ok := p.th.Entry(id)
+	pe, ok := projection.FromThread(e, p.opt)
 	if !ok {
 		return
 	}
-	p.pending = id
-	if all {
-		p.pending = ""
-	}
-	n := p.sent[id]
-	end := len(e.Text)
-	if !all {
-		i := strings.LastIndexAny(e.Text[n:], pieceEnds)
-		if i < 0 {
+	if pe.Kind == projection.KindAnswer || pe.Kind == projection.KindThought {
+		n := p.sent[e.ID]
+		if len(pe.Text) <= n {
 			return
 		}
-		_, size := utf8.DecodeRuneInString(e.Text[n+i:])
-		end = n + i + size
+		pe.Text, p.sent[e.ID] = pe.Text[n:], len(pe.Text)
 	}
-	if end <= n {
-		return
-	}
-	piece := e.Text[n:end]
-	p.sent[id] = end
-	kind := projection.KindAnswer
-	if e.Kind == thread.EntryThought {
-		if !p.opt.Thoughts {
-			return
-		}
-		kind = projection.KindThought
-	}
-	if p.opt.Clean != nil {
-		piece = p.opt.Clean(piece)
-	}
-	p.run.Add(projection.Entry{Kind: kind, Turn: e.Turn, Text: piece})
+	p.run.Add(pe)
 }
 
 // Earlier is the earlier-turns context a member's agent gets in its first
