@@ -78,7 +78,7 @@ func (s *Services) newLive(id, workspace string, th *thread.Thread, w *store.Wri
 	l.pump = newPump(id, s.em, th, seq, l.stderrTail)
 	l.pump.heldBack = l.heldBack
 	l.sess = chat.New(chat.Config{
-		ID: id, Workspace: workspace, Recorder: w, Indexer: x, Observer: observerFunc(l.observe), Broker: l,
+		ID: id, Workspace: workspace, Recorder: w, Indexer: x, Observer: chat.ObserverFunc(l.observe), Broker: l,
 		Thread: th, Turns: turns, Bindings: bindings, Logger: s.log,
 	})
 	l.pump.sess.Store(l.sess)
@@ -456,7 +456,7 @@ func (l *liveSession) runTurn(ctx context.Context, cancel context.CancelFunc, do
 	var st *shared.Turn
 	if l.s.shared != nil && l.s.shared.IsShared(l.id) {
 		// A shared session's turn runs here under the session's lease.
-		t, e := l.beginShared(ctx, text, parts)
+		t, e := l.beginShared(ctx, text, parts, turn)
 		if e != nil {
 			if ctx.Err() != nil {
 				ended = cancelled
@@ -511,24 +511,23 @@ func (l *liveSession) observe(ev *chat.Event) {
 	l.pump.Event(ev)
 }
 
-type observerFunc func(*chat.Event)
-
-func (f observerFunc) Event(ev *chat.Event) { f(ev) }
-
 // beginShared takes a shared session's lease for this turn: the page is
 // told the queue position, the agent gets the conversation's context.
-func (l *liveSession) beginShared(ctx context.Context, text string, parts *promptParts) (*shared.Turn, *Error) {
-	held := false
+// What members see beyond the projection's minimum is the prompt's
+// choice (parts.share).
+func (l *liveSession) beginShared(ctx context.Context, text string, parts *promptParts, turn int) (*shared.Turn, *Error) {
+	_, root := l.ruleKey()
+	a := shared.TurnArgs{Text: text, Turn: turn, Root: root}
 	if b := l.sess.Binding(); b != nil {
-		held = b.How == store.HowLoad || b.How == store.HowResume
+		a.Held = b.How == store.HowLoad || b.How == store.HowResume
 	}
-	var mentions []string
 	if parts != nil {
 		for _, f := range parts.files {
-			mentions = append(mentions, f.rel)
+			a.Mentions = append(a.Mentions, f.rel)
 		}
+		a.Share = parts.share
 	}
-	t, err := l.s.shared.BeginTurn(ctx, l.id, text, held, mentions)
+	t, err := l.s.shared.BeginTurn(ctx, l.id, a)
 	if err != nil {
 		return nil, sharedError(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mnote/acp"
+	"mnote/app/shared"
 	"mnote/thread"
 	"mnote/workspace"
 )
@@ -49,6 +50,9 @@ type promptParts struct {
 	// agent takes them (set by prepareImages).
 	images, noteImages []promptImage
 	imagesOK           bool
+	// share: what members see beyond the projection's minimum, in a
+	// shared session (the actor's choice).
+	share shared.Share
 }
 
 // readParts reads the context file and the mentions from the open

@@ -33,12 +33,51 @@ type SharedEntryRecord struct {
 // holds (one would be lost).
 var ErrSharedGap = errors.New("shared log entries out of order")
 
+// KindSharedRun is an app record naming the shared run one of this
+// machine's turns was sent as (SharedRunRecord). The window shows such a
+// run from the turn's own entries in the transcript (tool input and
+// output, diffs, thoughts: what stays on this machine), not from its
+// projection.
+const KindSharedRun = "shared_run"
+
+// SharedRunRecord links a turn of the transcript's thread to the run of
+// the shared log it was sent as.
+type SharedRunRecord struct {
+	RunID string `json:"runId"`
+	Turn  int    `json:"turn"`
+}
+
 // ReadSharedEntries returns the shared entries a transcript holds, in the
 // order recorded (by seq); none for a missing file.
 func ReadSharedEntries(path string) ([]SharedEntryRecord, error) {
+	out, _, err := ReadShared(path)
+	return out, err
+}
+
+// ReadShared returns the shared entries a transcript holds (as
+// ReadSharedEntries; an entry opened again after it was recorded as one
+// that could not be opened is given opened, in its place) and the turns of
+// this machine it links to their shared run, by run id (KindSharedRun).
+func ReadShared(path string) ([]SharedEntryRecord, map[string]int, error) {
 	var out []SharedEntryRecord
+	var runs map[string]int
+	at := map[int64]int{} // an entry's place in out, by seq
 	_, err := ReadTranscript(path, func(r Record) error {
-		if r.Dir != DirApp || r.Kind != KindSharedEntry {
+		if r.Dir != DirApp {
+			return nil
+		}
+		switch r.Kind {
+		case KindSharedRun:
+			var l SharedRunRecord
+			if json.Unmarshal(r.Data, &l) == nil && l.RunID != "" && l.Turn > 0 {
+				if runs == nil {
+					runs = map[string]int{}
+				}
+				runs[l.RunID] = l.Turn
+			}
+			return nil
+		case KindSharedEntry:
+		default:
 			return nil
 		}
 		var e SharedEntryRecord
@@ -46,18 +85,31 @@ func ReadSharedEntries(path string) ([]SharedEntryRecord, error) {
 			return nil // a damaged line: the entry is fetched again
 		}
 		if len(out) > 0 && e.Seq <= out[len(out)-1].Seq {
+			// Opened again (AppendReopened): it takes the place of the
+			// one recorded as not opened.
+			if i, ok := at[e.Seq]; ok && out[i].Unreadable != "" && e.Unreadable == "" {
+				out[i] = e
+			}
 			return nil
 		}
+		at[e.Seq] = len(out)
 		out = append(out, e)
 		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("shared entries of %s: %w", path, err)
+		return nil, nil, fmt.Errorf("shared entries of %s: %w", path, err)
 	}
-	return out, nil
+	return out, runs, nil
+}
+
+// AppendSharedRun records that the transcript's turn was sent as the
+// shared run runID.
+func AppendSharedRun(w *Writer, runID string, turn int) error {
+	_, err := w.AppendJSON(DirApp, KindSharedRun, SharedRunRecord{RunID: runID, Turn: turn})
+	return err
 }
 
 // SharedHead is the seq of the last shared entry a transcript holds (0:
@@ -88,4 +140,21 @@ func AppendSharedEntries(w *Writer, head int64, recs []SharedEntryRecord) (int64
 		head = r.Seq
 	}
 	return head, nil
+}
+
+// AppendReopened records entries of the log opened after they were
+// recorded as ones that could not be opened (their epoch's key came
+// later: a member added before their first device). ReadShared gives
+// each in the place of the one recorded before; an entry still not opened
+// is not recorded again.
+func AppendReopened(w *Writer, recs []SharedEntryRecord) error {
+	for _, r := range recs {
+		if r.Unreadable != "" {
+			continue
+		}
+		if _, err := w.AppendJSON(DirApp, KindSharedEntry, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

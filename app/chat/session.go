@@ -42,6 +42,12 @@ type Observer interface {
 	Event(ev *Event)
 }
 
+// ObserverFunc is a function as an Observer.
+type ObserverFunc func(*Event)
+
+// Event calls f.
+func (f ObserverFunc) Event(ev *Event) { f(ev) }
+
 // Event types.
 const (
 	EvUpdate            = "update"

@@ -258,6 +258,29 @@ func sharedSessionCommands(t *testing.T, cps []*cloudsynctest.Server, dbDir stri
 	if r := expect(desk.run("show", id), 0, "THOUGHTSHARED9c2e"); strings.Contains(r.stdout, "THOUGHTKEPT3a1f") {
 		t.Errorf("ada's desktop sees a thought her laptop did not share:\n%s", r.stdout)
 	}
+	// A tool call's summary (the files it touched, a diff's line counts)
+	// only when the actor chooses; its input and output never.
+	for _, c := range []struct {
+		flags []string
+		title string
+	}{{nil, "EditKept"}, {[]string{"--share-tool-summaries"}, "EditShared"}} {
+		tool := `{"toolCall":{"toolCallId":"e1","title":"` + c.title + `","kind":"edit","status":"completed",` +
+			`"rawInput":{"path":"` + note + `","text":"` + inputCanary + `"},"rawOutput":{"out":"` + outputCanary + `"},` +
+			`"locations":[{"path":"` + note + `"}],` +
+			`"content":[{"type":"diff","path":"` + note + `","oldText":"# 缓存\n","newText":"# 缓存\n` + inputCanary + `\n"}]}}`
+		script := ada.agentCmd(`{"turns":[` + acptest.Steps(tool, `{"message":"edited"}`) + `]}`)
+		args := append([]string{"prompt", "--json", "--session", id, "--agent-cmd", script}, c.flags...)
+		expect(ada.run(append(args, "edit it")...), 0, `"type":"shared"`)
+	}
+	r = expect(desk.run("show", id), 0, "EditKept", "EditShared", "    缓存设计.md +1 −0\n")
+	if strings.Count(r.stdout, "缓存设计.md +1 −0") != 1 {
+		t.Errorf("a summary the actor did not share, or none:\n%s", r.stdout)
+	}
+	for _, c := range []string{inputCanary, outputCanary, ada.ws} {
+		if strings.Contains(r.stdout, c) {
+			t.Errorf("ada's desktop sees %q:\n%s", c, r.stdout)
+		}
+	}
 
 	// The control plane never held a word of it: not in its database
 	// files, its logs, or anything sent to it.

@@ -50,8 +50,18 @@ func (e *env) pullShared(ctx context.Context, c *client.Client, st *sessionStore
 	if err != nil {
 		return err
 	}
+	// Entries recorded before this device had their epoch's key, opened
+	// now that it came (client.Reopen).
+	var again []client.Opened
+	if head > 0 {
+		if recs, rerr := store.ReadSharedEntries(path); rerr == nil {
+			if again, rerr = c.Reopen(ctx, id, client.FromRecords(recs)); rerr != nil {
+				e.warn("session %s: entries not opened again: %v", id, rerr)
+			}
+		}
+	}
 	_, statErr := os.Stat(path)
-	if len(opened) == 0 && statErr == nil {
+	if len(opened) == 0 && len(again) == 0 && statErr == nil {
 		return nil
 	}
 	var w *store.Writer
@@ -77,6 +87,10 @@ func (e *env) pullShared(ctx context.Context, c *client.Client, st *sessionStore
 		w.Close()
 		return err
 	}
+	if err := store.AppendReopened(w, client.Records(again)); err != nil {
+		w.Close()
+		return err
+	}
 	return w.Close()
 }
 
@@ -88,10 +102,11 @@ type sharedTurn struct {
 	id string
 	ws string // the folder this machine's agent works in
 	// thoughts: the members see this turn's thoughts too (the actor's
-	// choice: --share-thoughts).
-	thoughts bool
-	entries  []client.Opened
-	run      *client.Run
+	// choice: --share-thoughts); summaries: a summary of each tool call
+	// (--share-tool-summaries, projection.Summary).
+	thoughts, summaries bool
+	entries             []client.Opened
+	run                 *client.Run
 
 	mu   sync.Mutex
 	proj *client.Projector
@@ -194,6 +209,9 @@ func (t *sharedTurn) start(ctx context.Context, typed string, held bool, queued 
 		return "", "", err
 	}
 	opt := projection.Options{Clean: r.String, Thoughts: t.thoughts}
+	if t.summaries {
+		opt.Summary = projection.Summary(t.ws)
+	}
 	t.run, err = t.c.StartRun(ctx, t.id, projection.Prompt(turn, r.String(typed), nil), client.RunEvents{Queued: queued})
 	if err != nil {
 		return "", "", t.explain(err)
@@ -206,7 +224,7 @@ func (t *sharedTurn) start(ctx context.Context, typed string, held bool, queued 
 
 // observer feeds the run's projection from the agent's updates.
 func (t *sharedTurn) observer(inner chat.Observer) chat.Observer {
-	return observerFunc(func(ev *chat.Event) {
+	return chat.ObserverFunc(func(ev *chat.Event) {
 		if ev.Type == chat.EvUpdate && ev.Update != nil {
 			t.mu.Lock()
 			p := t.proj
@@ -219,25 +237,6 @@ func (t *sharedTurn) observer(inner chat.Observer) chat.Observer {
 	})
 }
 
-type observerFunc func(*chat.Event)
-
-func (f observerFunc) Event(ev *chat.Event) { f(ev) }
-
-// watch cancels the turn when the run cannot be shared any more.
-func (t *sharedTurn) watch(ctx context.Context, cancel context.CancelFunc) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(200 * time.Millisecond):
-			if t.run.Err() != nil {
-				cancel()
-				return
-			}
-		}
-	}
-}
-
 // finish ends the run in the log.
 func (t *sharedTurn) finish(ctx context.Context, failed bool) error {
 	if t.run == nil {
@@ -246,6 +245,12 @@ func (t *sharedTurn) finish(ctx context.Context, failed bool) error {
 	status := client.RunEnded
 	if failed {
 		status = client.RunFailed
+	}
+	t.mu.Lock()
+	p := t.proj
+	t.mu.Unlock()
+	if p != nil {
+		p.Flush()
 	}
 	// A cancelled turn (Ctrl+C) still ends in the log.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
@@ -393,10 +398,29 @@ func (e *env) followShared(st *sessionStore, id string, entries []client.Opened,
 func writeShared(w io.Writer, loc l10n.Locale, id string, entries []client.Opened) {
 	fmt.Fprintf(w, "# %s\n", id)
 	p := &sharedPrinter{w: w, loc: loc}
-	for _, o := range entries {
+	for _, o := range latestTools(entries) {
 		p.entry(o)
 	}
 	p.end()
+}
+
+// latestTools keeps a tool call once, at its first place, with its last
+// state (as the window shows it): a run appends each state it reached.
+func latestTools(entries []client.Opened) []client.Opened {
+	out := make([]client.Opened, 0, len(entries))
+	at := map[string]int{}
+	for _, o := range entries {
+		if o.Unreadable == "" && o.Entry.Kind == projection.KindTool && o.Entry.Tool != nil {
+			key := fmt.Sprintf("%d\x00%s\x00%s", o.Entry.Turn, o.Actor, o.Entry.Tool.ToolCallID)
+			if i, ok := at[key]; ok {
+				out[i] = o
+				continue
+			}
+			at[key] = len(out)
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // sharedPrinter writes shared entries one at a time: an answer's appends
@@ -439,6 +463,9 @@ func (p *sharedPrinter) entry(o client.Opened) {
 		p.end()
 		if en.Tool != nil {
 			fmt.Fprintf(w, "%s\n", loc.T("cli.collab_tool", loc.ToolKind(en.Tool.Kind), termLine(en.Tool.Title), loc.ToolStatus(en.Tool.Status)))
+			if en.Tool.Summary != "" {
+				fmt.Fprintf(w, "    %s\n", termLine(en.Tool.Summary))
+			}
 		}
 	case projection.KindPlan:
 		p.end()

@@ -36,6 +36,7 @@ const (
 type promptCmd struct {
 	agent, agentCmd, cwd, approve, session string
 	jsonOut, noNotesTools, shareThoughts   bool
+	shareToolSummaries                     bool
 	timeout, initTimeout                   time.Duration
 	initTimeoutSet                         bool
 	options                                configOptions
@@ -75,10 +76,11 @@ func (e *env) runPrompt(args []string) int {
 	fs.DurationVar(&c.timeout, "timeout", 0, "cancel the turn after this long (0: no limit)")
 	fs.DurationVar(&c.initTimeout, "init-timeout", 90*time.Second, "how long the agent may take to start (initialize, session/new; default: the agent's init_timeout_secs, else 90s)")
 	fs.BoolVar(&c.shareThoughts, "share-thoughts", false, "in a shared session: the members see this turn's thoughts too (never its tool input or output)")
+	fs.BoolVar(&c.shareToolSummaries, "share-tool-summaries", false, "in a shared session: the members see a summary of each tool call too: the files it touched and the lines a diff changed (never its input or output)")
 	fs.BoolVar(&c.noNotesTools, "no-notes-tools", false, "do not offer mnote's notes tools (search_notes, edit_note, … over MCP) to the agent")
 	fs.Var(&c.options, "option", "set the agent's session config option `ID=VALUE` before the turn (session/set_config_option); repeatable")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: mnote prompt [--agent NAME | --agent-cmd 'CMD ARG…'] [--cwd DIR] [--approve ask|all|reads|none] [--option ID=VALUE]… [--no-notes-tools] [--json] [--timeout DUR] [--session ID] TEXT\n\nTEXT - reads the prompt from stdin.")
+		fmt.Fprintln(e.stderr, "usage: mnote prompt [--agent NAME | --agent-cmd 'CMD ARG…'] [--cwd DIR] [--approve ask|all|reads|none] [--option ID=VALUE]… [--no-notes-tools] [--json] [--timeout DUR] [--session ID [--share-thoughts] [--share-tool-summaries]] TEXT\n\nTEXT - reads the prompt from stdin.")
 		fs.PrintDefaults()
 	}
 	words, err := parseArgs(fs, args)
@@ -292,7 +294,7 @@ func (c *promptCmd) run(e *env, text string) int {
 		// session, else the earlier turns of the shared projection.
 		held := binding.How == store.HowLoad || binding.How == store.HowResume
 		loc := l10n.FromEnv()
-		shared.thoughts = c.shareThoughts
+		shared.thoughts, shared.summaries = c.shareThoughts, c.shareToolSummaries
 		mode, earlier, err := shared.start(ctx, text, held, func(pos int) {
 			if c.jsonOut {
 				var j jsonLine
@@ -317,7 +319,7 @@ func (c *promptCmd) run(e *env, text string) int {
 		var cancel context.CancelFunc
 		turnCtx, cancel = context.WithCancel(turnCtx)
 		defer cancel()
-		go shared.watch(turnCtx, cancel)
+		go shared.run.Watch(turnCtx, cancel)
 	}
 	tools.setTurn(turnCtx)
 	res, err := sess.Prompt(turnCtx, blocks)

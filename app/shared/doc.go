@@ -17,7 +17,12 @@
 //     waits in the queue, and everyone sees the queue (events "lease").
 //   - What members see of a run is its projection: prompts, answers, tool
 //     calls as title, kind and status, plans, comments. The agent's tool
-//     input and output never leave this machine (client.Projector).
+//     input and output never leave this machine (client.Projector). Its
+//     thoughts and a summary of each tool call do when the actor chooses
+//     so for the turn (Share, sent with the prompt).
+//   - This machine's own turns are linked to their runs in the transcript
+//     (State.Runs, events "run"): the window shows them from the thread,
+//     in full, and other members' turns as their projection.
 //
 // # Which context this machine's agent gets
 //

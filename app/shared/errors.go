@@ -90,7 +90,8 @@ func Classify(err error) (*Error, bool) {
 	case errors.Is(err, client.ErrPairCancelled):
 		return fail(CodeBadRequest, ReasonPairCancelled, err), true
 	case errors.Is(err, roster.ErrNotOwnerDevice), errors.Is(err, roster.ErrUnknownSigner), errors.Is(err, roster.ErrBrokenChain),
-		errors.Is(err, roster.ErrBadSignature), errors.Is(err, roster.ErrFork), errors.Is(err, roster.ErrRollback), errors.Is(err, client.ErrOwnerChanged):
+		errors.Is(err, roster.ErrBadSignature), errors.Is(err, roster.ErrFork), errors.Is(err, roster.ErrRollback), errors.Is(err, client.ErrOwnerChanged),
+		errors.Is(err, client.ErrKeyCommitment):
 		return fail(CodeForbidden, ReasonUnverified, err, "message", err.Error()), true
 	case errors.As(err, &ae) && ae.Code == api.CodeForbidden:
 		return fail(CodeForbidden, ReasonRoleRefused, err), true

@@ -154,6 +154,11 @@ func (s *Service) record(id string, os []client.Opened) error {
 		return w.Flush() // read back at once (the tab's state, the next turn's context)
 	})
 	s.heads[id] = head
+	for _, o := range fresh {
+		if o.Seq <= head && o.Unreadable == client.UnreadableNoKey {
+			s.unopened[id] = true
+		}
+	}
 	for i := range fresh {
 		if fresh[i].Seq <= head {
 			s.emit(Event{SessionID: id, Type: EvEntry, Entry: &fresh[i]})
@@ -182,6 +187,52 @@ func (s *Service) pull(ctx context.Context, c *client.Client, id string) error {
 	}
 	if rerr := s.record(id, opened); rerr != nil {
 		return rerr
+	}
+	if rerr := s.reopen(ctx, c, id); rerr != nil {
+		s.log.Warn("shared sessions: entries not opened again", "session", id, "err", rerr)
+	}
+	return err
+}
+
+// reopen records the transcript's entries that could not be opened for
+// want of their epoch's key and open now that it came (client.Reopen),
+// each in its place, and tells the page. A transcript known to hold none
+// is not read again.
+func (s *Service) reopen(ctx context.Context, c *client.Client, id string) error {
+	s.recMu.Lock()
+	some, known := s.unopened[id]
+	s.recMu.Unlock()
+	if known && !some {
+		return nil
+	}
+	recorded, _, err := s.localEntries(id)
+	if err != nil {
+		return err
+	}
+	left := 0
+	for _, o := range recorded {
+		if o.Unreadable == client.UnreadableNoKey {
+			left++
+		}
+	}
+	again, err := c.Reopen(ctx, id, recorded)
+	s.recMu.Lock()
+	defer s.recMu.Unlock()
+	s.unopened[id] = left > len(again)
+	if len(again) == 0 {
+		return err
+	}
+	if rerr := s.cfg.Record(id, func(w *store.Writer) error {
+		if err := store.AppendReopened(w, client.Records(again)); err != nil {
+			return err
+		}
+		return w.Flush()
+	}); rerr != nil {
+		s.unopened[id] = true
+		return rerr
+	}
+	for i := range again {
+		s.emit(Event{SessionID: id, Type: EvEntry, Entry: &again[i]})
 	}
 	return err
 }

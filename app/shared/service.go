@@ -34,7 +34,15 @@ const (
 	EvMembers   = "members"   // the members changed: read them again
 	EvReconnect = "reconnect" // the live stream broke and is opened again
 	EvPair      = "pair"      // Pair: a step of pairing or joining
+	EvRun       = "run"       // Run: this machine's turn sent as a run
 )
+
+// RunLink is a run of the shared log that is one of this machine's turns
+// (its number in the transcript's thread).
+type RunLink struct {
+	RunID string `json:"runId"`
+	Turn  int    `json:"turn"`
+}
 
 // Event is the payload of EventName.
 type Event struct {
@@ -47,6 +55,7 @@ type Event struct {
 	Running   string          `json:"running,omitempty"`
 	Position  int             `json:"position,omitempty"`
 	Pair      *PairStep       `json:"pair,omitempty"`
+	Run       *RunLink        `json:"run,omitempty"`
 }
 
 // Entry is one entry of a shared session's log as the page shows it.
@@ -94,6 +103,9 @@ type Service struct {
 
 	recMu sync.Mutex       // reading a head and appending after it
 	heads map[string]int64 // the shared head each transcript holds
+	// unopened: whether a transcript holds entries not opened for want
+	// of their epoch's key (absent: not read yet); with recMu.
+	unopened map[string]bool
 }
 
 // New makes the service.
@@ -104,7 +116,7 @@ func New(cfg Config) *Service {
 	if cfg.Emit == nil {
 		cfg.Emit = func(string, any) {}
 	}
-	return &Service{cfg: cfg, log: cfg.Logger, follows: map[string]*follow{}, heads: map[string]int64{}}
+	return &Service{cfg: cfg, log: cfg.Logger, follows: map[string]*follow{}, heads: map[string]int64{}, unopened: map[string]bool{}}
 }
 
 // client is this machine's engine for the sync account, opened on first
@@ -326,6 +338,9 @@ type State struct {
 	Role    string          `json:"role,omitempty"`
 	Members []client.Member `json:"members"`
 	Entries []Entry         `json:"entries"`
+	// Runs are this machine's turns by the run they were sent as: the
+	// window shows them from the transcript's full entries.
+	Runs map[string]int `json:"runs,omitempty"`
 	// Offline: the control plane could not be reached; Entries are what
 	// this machine has. Revoked: this account is no longer a member.
 	Offline bool   `json:"offline,omitempty"`
@@ -379,7 +394,7 @@ func (s *Service) GetState(ctx context.Context, a StateArgs) (any, error) {
 		}
 		if s.IsShared(a.ID) {
 			st.Shared, st.Offline, st.Error = true, true, err.Error()
-			st.Entries, _ = s.localEntries(a.ID)
+			st.Entries, st.Runs, _ = s.localEntries(a.ID)
 		}
 		return st, nil
 	}
@@ -413,7 +428,7 @@ func (s *Service) GetState(ctx context.Context, a StateArgs) (any, error) {
 			st.Revoked = true
 		}
 	}
-	if st.Entries, err = s.localEntries(a.ID); err != nil {
+	if st.Entries, st.Runs, err = s.localEntries(a.ID); err != nil {
 		return nil, err
 	}
 	if !st.Revoked && !st.Offline && !a.Quiet {
@@ -424,17 +439,18 @@ func (s *Service) GetState(ctx context.Context, a StateArgs) (any, error) {
 
 func isGone(err error) bool { return api.IsNotFound(err) }
 
-// localEntries are the shared entries the transcript holds.
-func (s *Service) localEntries(id string) ([]Entry, error) {
-	recs, err := store.ReadSharedEntries(s.cfg.Transcript(id))
+// localEntries are the shared entries the transcript holds, and this
+// machine's turns by the run they were sent as.
+func (s *Service) localEntries(id string) ([]Entry, map[string]int, error) {
+	recs, runs, err := store.ReadShared(s.cfg.Transcript(id))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := client.FromRecords(recs)
 	if out == nil {
 		out = []Entry{}
 	}
-	return out, nil
+	return out, runs, nil
 }
 
 // Close stops following the session (its tab closed).

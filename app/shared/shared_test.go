@@ -89,9 +89,16 @@ func ctxFor(t *testing.T) context.Context {
 // prompt sends a prompt and waits for its turn to end; it returns how.
 func (h *home) prompt(id, text string) map[string]any {
 	h.t.Helper()
+	return h.promptWith(map[string]any{"id": id, "text": text})
+}
+
+// promptWith sends sessions.prompt with args and waits for the turn to end.
+func (h *home) promptWith(args map[string]any) map[string]any {
+	h.t.Helper()
+	id, text := args["id"], args["text"]
 	from := h.rec.Len()
 	var started struct{ Turn int }
-	h.must("sessions.prompt", map[string]any{"id": id, "text": text}, &started)
+	h.must("sessions.prompt", args, &started)
 	var payload map[string]any
 	_, _, err := h.rec.Wait(ctxFor(h.t), from, func(ev app.RecordedEvent) bool {
 		var te struct {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"mnote/app/chat"
 	"mnote/collab/client"
 	"mnote/collab/projection"
 	"mnote/collab/roster"
+	"mnote/store"
 	"mnote/thread"
 )
 
@@ -49,19 +49,45 @@ type Turn struct {
 	id   string
 	run  *client.Run
 	proj *client.Projector
-	mu   sync.Mutex
 
 	// Mode and Context: how this machine's agent gets the conversation
 	// (client.ContextFor) and the text given after the prompt.
 	Mode, Context string
 }
 
+// Share is what the actor chooses that members see of a turn beyond the
+// projection's minimum (sessions.prompt "share"): its thoughts, and a
+// summary of each tool call (projection.Summary: the files it touched and
+// a diff's line counts, cleaned as every text that leaves). Tool input
+// and output, and the contents of notes, never leave this machine.
+type Share struct {
+	Thoughts      bool `json:"thoughts,omitempty"`
+	ToolSummaries bool `json:"toolSummaries,omitempty"`
+}
+
+// TurnArgs are a turn's prompt in a shared session.
+type TurnArgs struct {
+	// Text is the prompt as typed.
+	Text string
+	// Held: this machine's agent holds the session (loaded or resumed).
+	Held bool
+	// Mentions are the notes the prompt carries (their names only are
+	// shared).
+	Mentions []string
+	// Turn is the turn's number in the transcript's thread: the run is
+	// linked to it there (store.KindSharedRun), so that the window shows
+	// this machine's runs from their full entries. 0 links nothing.
+	Turn int
+	// Root is the folder the agent works in (tool summaries name files
+	// relative to it).
+	Root  string
+	Share Share
+}
+
 // BeginTurn brings the transcript up to date with the log, waits for the
 // session's lease (the page is told the queue position) and appends the
-// prompt. held: this machine's agent holds the session (loaded or
-// resumed). mentions are the notes the prompt carries (their names only
-// are shared).
-func (s *Service) BeginTurn(ctx context.Context, id, text string, held bool, mentions []string) (*Turn, error) {
+// prompt.
+func (s *Service) BeginTurn(ctx context.Context, id string, a TurnArgs) (*Turn, error) {
 	c, err := s.client(ctx)
 	if err != nil {
 		return nil, err
@@ -70,11 +96,15 @@ func (s *Service) BeginTurn(ctx context.Context, id, text string, held bool, men
 		return nil, err
 	}
 	s.startFollow(id)
-	entries, err := s.localEntries(id)
+	entries, _, err := s.localEntries(id)
 	if err != nil {
 		return nil, err
 	}
-	opt := projection.Options{}
+	text := a.Text
+	opt := projection.Options{Thoughts: a.Share.Thoughts}
+	if a.Share.ToolSummaries {
+		opt.Summary = projection.Summary(a.Root)
+	}
 	if s.cfg.Clean != nil {
 		if opt.Clean, err = s.cfg.Clean(); err != nil {
 			return nil, err
@@ -82,14 +112,14 @@ func (s *Service) BeginTurn(ctx context.Context, id, text string, held bool, men
 		text = opt.Clean(text)
 	}
 	t := &Turn{s: s, id: id}
-	t.Mode, t.Context = client.ContextFor(entries, held, c.Device().DeviceID)
+	t.Mode, t.Context = client.ContextFor(entries, a.Held, c.Device().DeviceID)
 	turn := 1
 	for _, o := range entries {
 		if o.Kind == projection.KindPrompt {
 			turn++
 		}
 	}
-	run, err := c.StartRun(ctx, id, projection.Prompt(turn, text, mentionNames(mentions)), client.RunEvents{
+	run, err := c.StartRun(ctx, id, projection.Prompt(turn, text, mentionNames(a.Mentions)), client.RunEvents{
 		Queued:  func(p int) { s.emit(Event{SessionID: id, Type: EvQueued, Position: p}) },
 		Granted: func() { s.emit(Event{SessionID: id, Type: EvGranted}) },
 	})
@@ -98,7 +128,27 @@ func (s *Service) BeginTurn(ctx context.Context, id, text string, held bool, men
 	}
 	t.run = run
 	t.proj = client.NewProjector(run, opt)
+	if a.Turn > 0 {
+		s.linkRun(id, run.ID, a.Turn)
+	}
 	return t, nil
+}
+
+// linkRun records which of the transcript's turns the run is and tells
+// the page. A link not recorded only means the window shows the run as
+// the members do.
+func (s *Service) linkRun(id, runID string, turn int) {
+	err := s.cfg.Record(id, func(w *store.Writer) error {
+		if err := store.AppendSharedRun(w, runID, turn); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
+	if err != nil {
+		s.log.Warn("shared run not linked to its turn", "session", id, "err", err)
+		return
+	}
+	s.emit(Event{SessionID: id, Type: EvRun, Run: &RunLink{RunID: runID, Turn: turn}})
 }
 
 // Blocks are the prompt's content blocks with the conversation's context
@@ -115,26 +165,12 @@ func (t *Turn) Event(ev *chat.Event) {
 	if ev.Type != chat.EvUpdate || ev.Update == nil {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.proj.Update(ev.Update)
 }
 
 // Watch cancels the turn (cancel) once the run cannot be shared any more
 // (a control-plane failure): never a silent local-only turn.
-func (t *Turn) Watch(ctx context.Context, cancel context.CancelFunc) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(200 * time.Millisecond):
-			if t.run.Err() != nil {
-				cancel()
-				return
-			}
-		}
-	}
-}
+func (t *Turn) Watch(ctx context.Context, cancel context.CancelFunc) { t.run.Watch(ctx, cancel) }
 
 // Err is the run's control-plane failure, if any.
 func (t *Turn) Err() error { return t.run.Err() }
@@ -146,6 +182,7 @@ func (t *Turn) Finish(failed bool) error {
 	if failed || t.run.Err() != nil {
 		status = client.RunFailed
 	}
+	t.proj.Flush()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	err := t.run.Finish(ctx, status)

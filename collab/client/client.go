@@ -43,6 +43,10 @@ var (
 	ErrOwnerChanged = errors.New("the session's owner changed")
 	// ErrNoKey: no key this device can use for an epoch.
 	ErrNoKey = errors.New("no key for this epoch")
+	// ErrKeyCommitment: a key unwrapped for an epoch is not the one the
+	// owner's signed statement committed to (an owner device gave members
+	// different keys).
+	ErrKeyCommitment = errors.New("the epoch key is not the one the owner committed to")
 	// ErrSASRejected: the person said the codes differ.
 	ErrSASRejected = errors.New("the codes do not match")
 	// ErrPairCancelled: the other device ended the pairing.

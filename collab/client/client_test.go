@@ -102,57 +102,59 @@ func fetch(t *testing.T, c *client.Client, id string, after int64) []client.Open
 }
 
 func TestMemberTurnSeenWithActor(t *testing.T) {
-	w := newWorld(t)
-	turn(t, w.ada, w.sessionID, 1, "ada asks", "ada answers here")
-	turn(t, w.bob, w.sessionID, 2, "bob asks", "bob gets an answer")
-	got := fetch(t, w.ada, w.sessionID, 0)
-	var prompts []string
-	for _, o := range got {
-		if o.Unreadable != "" {
-			t.Fatalf("entry %d not opened: %s", o.Seq, o.Unreadable)
+	forEachPlane(t, func(t *testing.T, w *world) {
+		turn(t, w.ada, w.sessionID, 1, "ada asks", "ada answers here")
+		turn(t, w.bob, w.sessionID, 2, "bob asks", "bob gets an answer")
+		got := fetch(t, w.ada, w.sessionID, 0)
+		var prompts []string
+		for _, o := range got {
+			if o.Unreadable != "" {
+				t.Fatalf("entry %d not opened: %s", o.Seq, o.Unreadable)
+			}
+			if o.Kind == projection.KindPrompt {
+				prompts = append(prompts, o.Actor+":"+o.Entry.Text)
+			}
 		}
-		if o.Kind == projection.KindPrompt {
-			prompts = append(prompts, o.Actor+":"+o.Entry.Text)
+		if strings.Join(prompts, ",") != "ada:ada asks,bob:bob asks" {
+			t.Fatalf("prompts = %v", prompts)
 		}
-	}
-	if strings.Join(prompts, ",") != "ada:ada asks,bob:bob asks" {
-		t.Fatalf("prompts = %v", prompts)
-	}
-	for i, o := range got {
-		if o.Seq != int64(i+1) {
-			t.Fatalf("entry %d has seq %d", i, o.Seq)
+		for i, o := range got {
+			if o.Seq != int64(i+1) {
+				t.Fatalf("entry %d has seq %d", i, o.Seq)
+			}
 		}
-	}
-	earlier := client.Earlier(fetch(t, w.bob, w.sessionID, 0))
-	for _, want := range []string{"User ada (turn 1):\nada asks", "Assistant (turn 1):\nada answers here", "User bob (turn 2):\nbob asks", "缓存设计.md"} {
-		if !strings.Contains(earlier, want) {
-			t.Errorf("earlier turns lack %q:\n%s", want, earlier)
+		earlier := client.Earlier(fetch(t, w.bob, w.sessionID, 0))
+		for _, want := range []string{"User ada (turn 1):\nada asks", "Assistant (turn 1):\nada answers here", "User bob (turn 2):\nbob asks", "缓存设计.md"} {
+			if !strings.Contains(earlier, want) {
+				t.Errorf("earlier turns lack %q:\n%s", want, earlier)
+			}
 		}
-	}
-	if strings.Contains(earlier, "Read 缓存设计") || strings.Contains(earlier, "/home/x") {
-		t.Errorf("earlier turns carry a tool call or a path:\n%s", earlier)
-	}
-	// Fetching again from the last seq gives nothing twice.
-	if again := fetch(t, w.ada, w.sessionID, got[len(got)-1].Seq); len(again) != 0 {
-		t.Fatalf("fetched %d entries again", len(again))
-	}
+		if strings.Contains(earlier, "Read 缓存设计") || strings.Contains(earlier, "/home/x") {
+			t.Errorf("earlier turns carry a tool call or a path:\n%s", earlier)
+		}
+		// Fetching again from the last seq gives nothing twice.
+		if again := fetch(t, w.ada, w.sessionID, got[len(got)-1].Seq); len(again) != 0 {
+			t.Fatalf("fetched %d entries again", len(again))
+		}
+	})
 }
 
 func TestViewerCannotRun(t *testing.T) {
-	w := newWorld(t)
-	if err := w.ada.SetMember(t.Context(), w.sessionID, "bob", roster.Viewer); err != nil {
-		t.Fatal(err)
-	}
-	_, err := w.bob.StartRun(t.Context(), w.sessionID, projection.Prompt(1, "let me", nil), client.RunEvents{})
-	if !errors.Is(err, client.ErrRole) {
-		t.Fatalf("viewer's run: %v", err)
-	}
-	// Not only refused by this client: the server refuses the lease.
-	_, err = w.bobAPI.RequestLease(t.Context(), w.sessionID, "run-x", w.bob.Device().DeviceID)
-	var ae *api.Error
-	if !errors.As(err, &ae) || ae.Code != api.CodeForbidden {
-		t.Fatalf("the server gave a viewer the lease: %v", err)
-	}
+	forEachPlane(t, func(t *testing.T, w *world) {
+		if err := w.ada.SetMember(t.Context(), w.sessionID, "bob", roster.Viewer); err != nil {
+			t.Fatal(err)
+		}
+		_, err := w.bob.StartRun(t.Context(), w.sessionID, projection.Prompt(1, "let me", nil), client.RunEvents{})
+		if !errors.Is(err, client.ErrRole) {
+			t.Fatalf("viewer's run: %v", err)
+		}
+		// Not only refused by this client: the server refuses the lease.
+		_, err = w.bobAPI.RequestLease(t.Context(), w.sessionID, "run-x", w.bob.Device().DeviceID)
+		var ae *api.Error
+		if !errors.As(err, &ae) || ae.Code != api.CodeForbidden {
+			t.Fatalf("the server gave a viewer the lease: %v", err)
+		}
+	})
 }
 
 func TestQueuedRunWaitsItsTurn(t *testing.T) {
@@ -262,48 +264,50 @@ func TestPairingRefusedWhenCodesDiffer(t *testing.T) {
 }
 
 func TestRemovedMemberCannotOpenLaterEntries(t *testing.T) {
-	w := newWorld(t)
-	ctx := t.Context()
-	turn(t, w.ada, w.sessionID, 1, "before", "seen by bob")
-	before := fetch(t, w.bob, w.sessionID, 0)
-	if err := w.ada.RemoveMember(ctx, w.sessionID, "bob"); err != nil {
-		t.Fatal(err)
-	}
-	turn(t, w.ada, w.sessionID, 2, "after", "secret now")
-	if _, err := w.bob.Fetch(ctx, w.sessionID, before[len(before)-1].Seq); !errors.Is(err, client.ErrRevoked) {
-		t.Fatalf("a removed member fetched: %v", err)
-	}
-	// Even with the ciphertext (a server that leaks it), bob has no key
-	// for the new epoch: none was wrapped for his device.
-	page, err := w.adaAPI.Entries(ctx, w.sessionID, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lastEntry := page.Entries[len(page.Entries)-1]
-	if lastEntry.Epoch != 2 {
-		t.Fatalf("entry after the removal is of epoch %d", lastEntry.Epoch)
-	}
-	if _, err := w.bobAPI.Keys(ctx, w.sessionID, w.bob.Device().DeviceID, 0); err == nil {
-		t.Fatal("a removed member still reads the session's envelopes")
-	}
+	forEachPlane(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		turn(t, w.ada, w.sessionID, 1, "before", "seen by bob")
+		before := fetch(t, w.bob, w.sessionID, 0)
+		if err := w.ada.RemoveMember(ctx, w.sessionID, "bob"); err != nil {
+			t.Fatal(err)
+		}
+		turn(t, w.ada, w.sessionID, 2, "after", "secret now")
+		if _, err := w.bob.Fetch(ctx, w.sessionID, before[len(before)-1].Seq); !errors.Is(err, client.ErrRevoked) {
+			t.Fatalf("a removed member fetched: %v", err)
+		}
+		// Even with the ciphertext (a server that leaks it), bob has no key
+		// for the new epoch: none was wrapped for his device.
+		page, err := w.adaAPI.Entries(ctx, w.sessionID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lastEntry := page.Entries[len(page.Entries)-1]
+		if lastEntry.Epoch != 2 {
+			t.Fatalf("entry after the removal is of epoch %d", lastEntry.Epoch)
+		}
+		if _, err := w.bobAPI.Keys(ctx, w.sessionID, w.bob.Device().DeviceID, 0); err == nil {
+			t.Fatal("a removed member still reads the session's envelopes")
+		}
+	})
 }
 
 func TestServerCannotInjectMemberOrDevice(t *testing.T) {
-	w := newWorld(t)
-	ctx := t.Context()
-	turn(t, w.ada, w.sessionID, 1, "hello", "hi")
-	// The server adds mallory with a statement signed by a device of its
-	// own, which it claims is ada's (a device list only the server shows).
-	w.cp.AddUser("mallory")
-	if _, err := w.adaAPI.SetMember(ctx, w.sessionID, "mallory", "editor", forgedAdd(t, w, "mallory")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.bob.Fetch(ctx, w.sessionID, 0); !errors.Is(err, roster.ErrNotOwnerDevice) && !errors.Is(err, roster.ErrUnknownSigner) {
-		t.Fatalf("bob accepted a member the owner did not sign: %v", err)
-	}
-	if _, err := w.bob.StartRun(ctx, w.sessionID, projection.Prompt(2, "x", nil), client.RunEvents{}); err == nil {
-		t.Fatal("bob ran a turn in a session whose roster does not verify")
-	}
+	forEachPlane(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		turn(t, w.ada, w.sessionID, 1, "hello", "hi")
+		// The server adds mallory with a statement signed by a device of its
+		// own, which it claims is ada's (a device list only the server shows).
+		w.cp.AddUser("mallory")
+		if _, err := w.adaAPI.SetMember(ctx, w.sessionID, "mallory", "editor", forgedAdd(t, w, "mallory")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.bob.Fetch(ctx, w.sessionID, 0); !errors.Is(err, roster.ErrNotOwnerDevice) && !errors.Is(err, roster.ErrUnknownSigner) {
+			t.Fatalf("bob accepted a member the owner did not sign: %v", err)
+		}
+		if _, err := w.bob.StartRun(ctx, w.sessionID, projection.Prompt(2, "x", nil), client.RunEvents{}); err == nil {
+			t.Fatal("bob ran a turn in a session whose roster does not verify")
+		}
+	})
 }
 
 // forgedAdd is a roster statement adding account, signed by a device the
@@ -361,29 +365,30 @@ func forgedAdd(t *testing.T, w *world, account string) []byte {
 }
 
 func TestServerSwappedDeviceKeyIsRefused(t *testing.T) {
-	w := newWorld(t)
-	ctx := t.Context()
-	turn(t, w.ada, w.sessionID, 1, "hello", "hi")
-	// The server puts a device of its own into bob's list, signed by
-	// nothing bob has.
-	rogue, err := keys.NewDevice("bob", "server's", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stmt, err := roster.NewDeviceList(rogue, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, _ := rogue.Public().Marshal()
-	if _, err := w.bobAPI.PutDevice(ctx, rogue.ID(), pub, stmt); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.ada.SetMember(ctx, w.sessionID, "bob", roster.Editor); err == nil {
-		t.Fatal("ada wrapped a key for a device list that does not verify")
-	}
-	if _, err := w.ada.StartRun(ctx, w.sessionID, projection.Prompt(2, "x", nil), client.RunEvents{}); err == nil {
-		t.Fatal("ada ran a turn while bob's devices do not verify")
-	}
+	forEachPlane(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		turn(t, w.ada, w.sessionID, 1, "hello", "hi")
+		// The server puts a device of its own into bob's list, signed by
+		// nothing bob has.
+		rogue, err := keys.NewDevice("bob", "server's", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmt, err := roster.NewDeviceList(rogue, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := rogue.Public().Marshal()
+		if _, err := w.bobAPI.PutDevice(ctx, rogue.ID(), pub, stmt); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ada.SetMember(ctx, w.sessionID, "bob", roster.Editor); err == nil {
+			t.Fatal("ada wrapped a key for a device list that does not verify")
+		}
+		if _, err := w.ada.StartRun(ctx, w.sessionID, projection.Prompt(2, "x", nil), client.RunEvents{}); err == nil {
+			t.Fatal("ada ran a turn while bob's devices do not verify")
+		}
+	})
 }
 
 // A device bob's own device signed into his list (pairing) is trusted

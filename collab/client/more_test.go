@@ -1,12 +1,16 @@
 package client_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,41 +58,42 @@ func TestSharedFlowOnPostgres(t *testing.T) {
 // member or a server) is returned marked, not dropped, and the entries
 // around it still open.
 func TestReplayedEntryIsMarkedNotDropped(t *testing.T) {
-	w := newWorld(t)
-	ctx := t.Context()
-	turn(t, w.bob, w.sessionID, 1, "first", "one")
-	page, err := w.bobAPI.Entries(ctx, w.sessionID, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := page.Entries[0]
-	st, err := w.bobAPI.RequestLease(ctx, w.sessionID, "run-replay", w.bob.Device().DeviceID)
-	if err != nil || !st.Granted {
-		t.Fatalf("lease: %+v %v", st, err)
-	}
-	if _, err := w.bobAPI.AppendEntry(ctx, w.sessionID, page.Head+1, api.AppendEntryRequest{Epoch: first.Epoch, Kind: first.Kind,
-		RunID: "run-replay", AuthorDevice: first.AuthorDevice, Ciphertext: first.Ciphertext}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.bobAPI.ReleaseLease(ctx, w.sessionID, "run-replay"); err != nil {
-		t.Fatal(err)
-	}
-	turn(t, w.ada, w.sessionID, 2, "after the replay", "two")
-	got := fetch(t, w.ada, w.sessionID, 0)
-	var marked, prompts int
-	for _, o := range got {
-		if o.Unreadable != "" {
-			marked++
-			if o.Seq != page.Head+1 || o.Unreadable != client.UnreadableTampered {
-				t.Errorf("marked %d: %s", o.Seq, o.Unreadable)
-			}
-		} else if o.Kind == projection.KindPrompt {
-			prompts++
+	forEachPlane(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		turn(t, w.bob, w.sessionID, 1, "first", "one")
+		page, err := w.bobAPI.Entries(ctx, w.sessionID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if marked != 1 || prompts != 2 || int64(len(got)) != got[len(got)-1].Seq {
-		t.Fatalf("%d marked, %d prompts, %d entries", marked, prompts, len(got))
-	}
+		first := page.Entries[0]
+		st, err := w.bobAPI.RequestLease(ctx, w.sessionID, "run-replay", w.bob.Device().DeviceID)
+		if err != nil || !st.Granted {
+			t.Fatalf("lease: %+v %v", st, err)
+		}
+		if _, err := w.bobAPI.AppendEntry(ctx, w.sessionID, page.Head+1, api.AppendEntryRequest{Epoch: first.Epoch, Kind: first.Kind,
+			RunID: "run-replay", AuthorDevice: first.AuthorDevice, Ciphertext: first.Ciphertext}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.bobAPI.ReleaseLease(ctx, w.sessionID, "run-replay"); err != nil {
+			t.Fatal(err)
+		}
+		turn(t, w.ada, w.sessionID, 2, "after the replay", "two")
+		got := fetch(t, w.ada, w.sessionID, 0)
+		var marked, prompts int
+		for _, o := range got {
+			if o.Unreadable != "" {
+				marked++
+				if o.Seq != page.Head+1 || o.Unreadable != client.UnreadableTampered {
+					t.Errorf("marked %d: %s", o.Seq, o.Unreadable)
+				}
+			} else if o.Kind == projection.KindPrompt {
+				prompts++
+			}
+		}
+		if marked != 1 || prompts != 2 || int64(len(got)) != got[len(got)-1].Seq {
+			t.Fatalf("%d marked, %d prompts, %d entries", marked, prompts, len(got))
+		}
+	})
 }
 
 // A commenter comments (no lease) and runs nothing; a viewer does
@@ -120,30 +125,31 @@ func TestCommenterComments(t *testing.T) {
 // Removing one of ada's devices starts a new epoch in the sessions she
 // owns: the removed device cannot open what follows.
 func TestRemovedDeviceCannotOpenLaterEntries(t *testing.T) {
-	w := newWorld(t)
-	ctx := t.Context()
-	ada2 := pairSecond(t, w)
-	turn(t, w.ada, w.sessionID, 1, "both devices", "read")
-	if got := fetch(t, ada2, w.sessionID, 0); got[0].Unreadable != "" {
-		t.Fatalf("the second device before its removal: %+v", got[0])
-	}
-	if err := w.ada.RemoveDevice(ctx, ada2.Device().DeviceID); err != nil {
-		t.Fatal(err)
-	}
-	turn(t, w.ada, w.sessionID, 2, "after the removal", "secret")
-	got, err := ada2.Fetch(ctx, w.sessionID, 0)
-	if err == nil {
-		for _, o := range got {
-			if o.Epoch > 1 && o.Unreadable == "" {
-				t.Fatalf("a removed device opened %d: %+v", o.Seq, o.Entry)
+	forEachPlane(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		ada2 := pairSecond(t, w)
+		turn(t, w.ada, w.sessionID, 1, "both devices", "read")
+		if got := fetch(t, ada2, w.sessionID, 0); got[0].Unreadable != "" {
+			t.Fatalf("the second device before its removal: %+v", got[0])
+		}
+		if err := w.ada.RemoveDevice(ctx, ada2.Device().DeviceID); err != nil {
+			t.Fatal(err)
+		}
+		turn(t, w.ada, w.sessionID, 2, "after the removal", "secret")
+		got, err := ada2.Fetch(ctx, w.sessionID, 0)
+		if err == nil {
+			for _, o := range got {
+				if o.Epoch > 1 && o.Unreadable == "" {
+					t.Fatalf("a removed device opened %d: %+v", o.Seq, o.Entry)
+				}
 			}
 		}
-	}
-	for _, o := range fetch(t, w.bob, w.sessionID, 0) {
-		if o.Unreadable != "" {
-			t.Fatalf("bob cannot open %d after ada's device removal: %s", o.Seq, o.Unreadable)
+		for _, o := range fetch(t, w.bob, w.sessionID, 0) {
+			if o.Unreadable != "" {
+				t.Fatalf("bob cannot open %d after ada's device removal: %s", o.Seq, o.Unreadable)
+			}
 		}
-	}
+	})
 }
 
 // pairSecond pairs a second machine of ada's.
@@ -195,54 +201,55 @@ func TestContextFor(t *testing.T) {
 // An entry sealed under an older epoch after the log moved to a newer
 // one (a key that should be retired, used again) is marked.
 func TestOlderEpochAfterNewerIsMarked(t *testing.T) {
-	w := newWorld(t)
-	ctx := t.Context()
-	turn(t, w.bob, w.sessionID, 1, "in epoch one", "ok")
-	w.cp.AddUser("carol")
-	if err := w.ada.SetMember(ctx, w.sessionID, "carol", roster.Viewer); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.ada.RemoveMember(ctx, w.sessionID, "carol"); err != nil {
-		t.Fatal(err)
-	}
-	turn(t, w.ada, w.sessionID, 2, "in epoch two", "ok")
-	// bob still holds epoch 1's key and seals with it now.
-	var st struct {
-		Sessions map[string]struct {
-			Keys map[string]string `json:"keys"`
-		} `json:"sessions"`
-	}
-	b, err := os.ReadFile(filepath.Join(w.bobHome, "collab", "state.json"))
-	if err != nil || json.Unmarshal(b, &st) != nil {
-		t.Fatalf("bob's state: %v", err)
-	}
-	raw, err := base64.StdEncoding.DecodeString(st.Sessions[w.sessionID].Keys["1"])
-	if err != nil || len(raw) != 32 {
-		t.Fatalf("bob's epoch 1 key: %v", err)
-	}
-	var key keys.EpochKey
-	copy(key[:], raw)
-	dev, err := keys.LoadDevice(filepath.Join(w.bobHome, "collab", "device.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh, err := w.bobAPI.SharedSession(ctx, w.sessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq := sh.Head + 1
-	blob, err := keys.Seal(key, keys.Header{SessionID: w.sessionID, Epoch: 1, Seq: uint64(seq), AuthorDevice: dev.ID(), Kind: "comment"}, []byte(`{"kind":"comment","text":"old key"}`), dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.bobAPI.AppendEntry(ctx, w.sessionID, seq, api.AppendEntryRequest{Epoch: 1, Kind: "comment", AuthorDevice: dev.ID(), Ciphertext: blob}); err != nil {
-		t.Fatal(err)
-	}
-	got := fetch(t, w.ada, w.sessionID, 0)
-	last := got[len(got)-1]
-	if last.Seq != seq || last.Unreadable != client.UnreadableTampered {
-		t.Fatalf("the old-epoch entry: %+v", last)
-	}
+	forEachPlane(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		turn(t, w.bob, w.sessionID, 1, "in epoch one", "ok")
+		w.cp.AddUser("carol")
+		if err := w.ada.SetMember(ctx, w.sessionID, "carol", roster.Viewer); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ada.RemoveMember(ctx, w.sessionID, "carol"); err != nil {
+			t.Fatal(err)
+		}
+		turn(t, w.ada, w.sessionID, 2, "in epoch two", "ok")
+		// bob still holds epoch 1's key and seals with it now.
+		var st struct {
+			Sessions map[string]struct {
+				Keys map[string]string `json:"keys"`
+			} `json:"sessions"`
+		}
+		b, err := os.ReadFile(filepath.Join(w.bobHome, "collab", "state.json"))
+		if err != nil || json.Unmarshal(b, &st) != nil {
+			t.Fatalf("bob's state: %v", err)
+		}
+		raw, err := base64.StdEncoding.DecodeString(st.Sessions[w.sessionID].Keys["1"])
+		if err != nil || len(raw) != 32 {
+			t.Fatalf("bob's epoch 1 key: %v", err)
+		}
+		var key keys.EpochKey
+		copy(key[:], raw)
+		dev, err := keys.LoadDevice(filepath.Join(w.bobHome, "collab", "device.key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, err := w.bobAPI.SharedSession(ctx, w.sessionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq := sh.Head + 1
+		blob, err := keys.Seal(key, keys.Header{SessionID: w.sessionID, Epoch: 1, Seq: uint64(seq), AuthorDevice: dev.ID(), Kind: "comment"}, []byte(`{"kind":"comment","text":"old key"}`), dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.bobAPI.AppendEntry(ctx, w.sessionID, seq, api.AppendEntryRequest{Epoch: 1, Kind: "comment", AuthorDevice: dev.ID(), Ciphertext: blob}); err != nil {
+			t.Fatal(err)
+		}
+		got := fetch(t, w.ada, w.sessionID, 0)
+		last := got[len(got)-1]
+		if last.Seq != seq || last.Unreadable != client.UnreadableTampered {
+			t.Fatalf("the old-epoch entry: %+v", last)
+		}
+	})
 }
 
 // Invariant 9: a run that cannot reach the control plane fails visibly —
@@ -325,4 +332,71 @@ func TestMemberDeviceRemovalStartsNewEpoch(t *testing.T) {
 			t.Fatalf("the removed phone opened %d", o.Seq)
 		}
 	}
+}
+
+// An owner device that gives one member another key for an epoch than the
+// one its signed statement committed to is caught: the member's client
+// refuses the key (ErrKeyCommitment) and runs nothing under it, instead
+// of writing entries the other members cannot read.
+func TestOwnerEquivocationIsRefused(t *testing.T) {
+	forEachPlane(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		adaDev, err := keys.LoadDevice(filepath.Join(w.adaHome, "collab", "device.key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := keys.NewEpochKey()
+		env, err := keys.WrapEpochKey(adaDev, other, w.bob.Device(), w.sessionID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.adaAPI.PutKeys(ctx, w.sessionID, 1, []api.KeyEnvelope{{Epoch: 1, Account: "bob", Device: w.bob.Device().DeviceID, Envelope: env}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.bob.StartRun(ctx, w.sessionID, projection.Prompt(1, "我的一轮", nil), client.RunEvents{})
+		if !errors.Is(err, client.ErrKeyCommitment) {
+			t.Fatalf("bob ran under a key the owner did not commit to: %v", err)
+		}
+		// The key the owner committed to still opens: ada's own turn reads.
+		turn(t, w.ada, w.sessionID, 1, "继续", "好的")
+		if got := fetch(t, w.ada, w.sessionID, 0); len(got) == 0 || got[0].Unreadable != "" {
+			t.Fatalf("ada reads %+v", got)
+		}
+	})
+}
+
+// forEachPlane runs fn on a world whose control plane keeps its data in
+// SQLite, then in PostgreSQL (one throwaway server for the package, a
+// database per test): what clients refuse must not depend on the store.
+func forEachPlane(t *testing.T, fn func(t *testing.T, w *world)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, newWorld(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		pgtest.Require(t)
+		sharedPG.once.Do(func() { sharedPG.srv, sharedPG.err = pgtest.Start(context.Background(), pgtest.Options{}) })
+		if sharedPG.err != nil {
+			t.Fatalf("start PostgreSQL: %v", sharedPG.err)
+		}
+		db, err := sharedPG.srv.CreateDB(t.Context(), fmt.Sprintf("collab_%d", sharedPG.n.Add(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(t, newWorldOn(t, cloudsynctest.NewOn(t, db)))
+	})
+}
+
+// sharedPG is the package's PostgreSQL server, started on first use and
+// stopped by TestMain.
+var sharedPG struct {
+	once sync.Once
+	srv  *pgtest.Server
+	err  error
+	n    atomic.Int64
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedPG.srv != nil {
+		sharedPG.srv.Close()
+	}
+	os.Exit(code)
 }

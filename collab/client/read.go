@@ -71,6 +71,57 @@ func (c *Client) Fetch(ctx context.Context, id string, after int64) ([]Opened, e
 	}
 }
 
+// Reopen opens again the entries of recorded (the transcript's) that
+// could not be opened for want of their epoch's key, where this device
+// has that key now (the owner wrapped it after they were recorded: a
+// member added before their first device). It returns those it opened,
+// in order; the others are left out. Epochs this device never gets a key
+// for (before the member joined) cost one key lookup, not a fetch.
+func (c *Client) Reopen(ctx context.Context, id string, recorded []Opened) ([]Opened, error) {
+	epochs := map[int64]bool{}
+	for _, o := range recorded {
+		if o.Unreadable == UnreadableNoKey {
+			epochs[o.Epoch] = false
+		}
+	}
+	if len(epochs) == 0 {
+		return nil, nil
+	}
+	v, err := c.view(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	some := false
+	for e := range epochs {
+		if e >= 1 {
+			if _, err := c.epochKey(ctx, v, uint64(e)); err == nil {
+				epochs[e], some = true, true
+			}
+		}
+	}
+	if !some {
+		return nil, nil
+	}
+	want := map[int64]bool{}
+	first := int64(-1)
+	for _, o := range recorded {
+		if o.Unreadable == UnreadableNoKey && epochs[o.Epoch] {
+			want[o.Seq] = true
+			if first < 0 || o.Seq < first {
+				first = o.Seq
+			}
+		}
+	}
+	all, err := c.Fetch(ctx, id, first-1)
+	var out []Opened
+	for _, o := range all {
+		if want[o.Seq] && o.Unreadable == "" {
+			out = append(out, o)
+		}
+	}
+	return out, err
+}
+
 // openInOrder opens an entry of the log read in order: epochs only go
 // up, so an entry sealed under an older epoch after a newer one (a
 // removed device's key used again, with the server's help) is marked.

@@ -48,12 +48,11 @@ type Run struct {
 	send sync.Mutex // held while appending: head, and appends in order
 	head int64
 
-	mu      sync.Mutex                  // what waits to be appended, err, renewed
-	answer  string                      // answer text not appended yet
-	tools   map[string]*projection.Tool // latest state of each tool call not appended yet
-	order   []string
-	plan    *projection.Entry
-	err     error // the first control-plane failure: the run failed
+	mu      sync.Mutex         // what waits to be appended, err, renewed
+	waiting []projection.Entry // not appended yet, in the order they came
+	toolAt  map[string]int     // a tool call's place in waiting
+	planAt  int                // the plan's place in waiting, or -1
+	err     error              // the first control-plane failure: the run failed
 	stop    chan struct{}
 	done    chan struct{}
 	renewed time.Time
@@ -99,7 +98,7 @@ func (c *Client) StartRun(ctx context.Context, id string, prompt projection.Entr
 		return nil, err
 	}
 	r := &Run{c: c, v: v, ID: newRunID(), turn: prompt.Turn, key: key, epoch: v.roster.Epoch,
-		tools: map[string]*projection.Tool{}, stop: make(chan struct{}), done: make(chan struct{})}
+		toolAt: map[string]int{}, planAt: -1, stop: make(chan struct{}), done: make(chan struct{})}
 	last := -1
 	for {
 		st, err := c.api.RequestLease(ctx, id, r.ID, c.dev.ID())
@@ -183,24 +182,39 @@ func (r *Run) append(ctx context.Context, e projection.Entry) error {
 // Add queues one projection entry of the run: an answer's text is
 // appended (as the new text since the last append) at most about ten
 // times a second; a tool call's latest title, kind and status and the
-// latest plan go with the next append. It does not wait for the network
-// (the agent's stream is not held up), except for the rare other kinds.
+// latest plan go with the next append. What waits keeps the order it came
+// in — text after a tool call stays after it — with a tool call's or the
+// plan's later states taking its first place. It does not wait for the
+// network (the agent's stream is not held up), except for the rare other
+// kinds.
 func (r *Run) Add(e projection.Entry) {
 	r.mu.Lock()
 	e.Turn = r.turn
 	switch e.Kind {
 	case projection.KindAnswer:
-		r.answer += e.Text
+		if n := len(r.waiting); n > 0 && r.waiting[n-1].Kind == projection.KindAnswer {
+			r.waiting[n-1].Text += e.Text
+		} else {
+			r.waiting = append(r.waiting, e)
+		}
 	case projection.KindTool:
 		if e.Tool != nil {
 			t := *e.Tool
-			if _, ok := r.tools[t.ToolCallID]; !ok {
-				r.order = append(r.order, t.ToolCallID)
+			e.Tool = &t
+			if i, ok := r.toolAt[t.ToolCallID]; ok {
+				r.waiting[i] = e
+			} else {
+				r.toolAt[t.ToolCallID] = len(r.waiting)
+				r.waiting = append(r.waiting, e)
 			}
-			r.tools[t.ToolCallID] = &t
 		}
 	case projection.KindPlan:
-		r.plan = &e
+		if r.planAt >= 0 {
+			r.waiting[r.planAt] = e
+		} else {
+			r.planAt = len(r.waiting)
+			r.waiting = append(r.waiting, e)
+		}
 	default:
 		r.mu.Unlock()
 		r.flush(context.Background(), &e)
@@ -209,22 +223,10 @@ func (r *Run) Add(e projection.Entry) {
 	r.mu.Unlock()
 }
 
-// takeLocked takes what waits: the answer text, then tool calls, then
-// the plan.
+// takeLocked takes what waits, in order.
 func (r *Run) takeLocked() []projection.Entry {
-	var batch []projection.Entry
-	if r.answer != "" {
-		batch = append(batch, projection.Entry{Kind: projection.KindAnswer, Turn: r.turn, Text: r.answer})
-		r.answer = ""
-	}
-	for _, id := range r.order {
-		batch = append(batch, projection.Entry{Kind: projection.KindTool, Turn: r.turn, Tool: r.tools[id]})
-	}
-	r.order, r.tools = nil, map[string]*projection.Tool{}
-	if r.plan != nil {
-		batch = append(batch, *r.plan)
-		r.plan = nil
-	}
+	batch := r.waiting
+	r.waiting, r.toolAt, r.planAt = nil, map[string]int{}, -1
 	return batch
 }
 
@@ -288,6 +290,23 @@ func (r *Run) loop() {
 			r.mu.Lock()
 			r.renewed = r.c.now()
 			r.mu.Unlock()
+		}
+	}
+}
+
+// Watch calls cancel once the run cannot be shared any more (a
+// control-plane failure: the turn must fail visibly, never go on
+// unshared), or returns when ctx ends.
+func (r *Run) Watch(ctx context.Context, cancel context.CancelFunc) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+			if r.Err() != nil {
+				cancel()
+				return
+			}
 		}
 	}
 }

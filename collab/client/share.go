@@ -115,7 +115,13 @@ func (c *Client) Share(ctx context.Context, id string) error {
 			return fmt.Errorf("%s: %w", id, ErrNotOwner)
 		}
 	} else if isStatus(err, api.CodeNotFound) {
-		stmt, err := roster.NewSession(c.dev, own, id, c.now())
+		// The first epoch's key is made (and kept) first: the statement
+		// commits to it.
+		key := keys.NewEpochKey()
+		if err := c.keepKey(id, 1, key); err != nil {
+			return err
+		}
+		stmt, err := roster.NewSession(c.dev, own, id, key, c.now())
 		if err != nil {
 			return err
 		}
@@ -202,7 +208,14 @@ func (c *Client) newEpoch(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	stmt, err := v.roster.NewEpoch(c.dev, c.now())
+	// The key is made (and kept) first: the statement commits to it. If
+	// another owner device's new epoch wins the race, this key does not
+	// match the statement that counts and is never used (epochKey).
+	key := keys.NewEpochKey()
+	if err := c.keepKey(id, v.roster.Epoch+1, key); err != nil {
+		return err
+	}
+	stmt, err := v.roster.NewEpoch(c.dev, key, c.now())
 	if err != nil {
 		return err
 	}
@@ -227,12 +240,9 @@ func (c *Client) wrapKeys(ctx context.Context, v *view) error {
 		c.log.Info("shared sessions: devices removed, new epoch", "session", v.id, "devices", gone)
 		return c.newEpoch(ctx, v.id)
 	}
-	key, ok := c.heldKey(v.id, epoch)
-	if !ok {
-		key = keys.NewEpochKey()
-		if err := c.keepKey(v.id, epoch, key); err != nil {
-			return err
-		}
+	key, err := c.epochKey(ctx, v, epoch)
+	if err != nil {
+		return err
 	}
 	var envs []api.KeyEnvelope
 	var blocked error
@@ -316,8 +326,16 @@ func (c *Client) keepWrapped(id string, epoch uint64, devices []string) error {
 // epochKey is this device's key for an epoch of the session: the one
 // kept, or one of its envelopes unwrapped (the wrapper must be an owner
 // device).
+//
+// Either way the key must match the commitment in the roster's statement
+// that started the epoch: a key kept from a new epoch that lost a race, or
+// one an owner device wrapped for this device alone, is not used.
 func (c *Client) epochKey(ctx context.Context, v *view, epoch uint64) (keys.EpochKey, error) {
-	if k, ok := c.heldKey(v.id, epoch); ok {
+	want, ok := v.roster.KeyCommitment(epoch)
+	if !ok {
+		return keys.EpochKey{}, fmt.Errorf("%s epoch %d: %w", v.id, epoch, ErrNoKey)
+	}
+	if k, ok := c.heldKey(v.id, epoch); ok && k.Commitment(v.id, epoch) == want {
 		return k, nil
 	}
 	envs, err := c.api.Keys(ctx, v.id, c.dev.ID(), int64(epoch)-1)
@@ -339,6 +357,11 @@ func (c *Client) epochKey(ctx context.Context, v *view, epoch uint64) (keys.Epoc
 			k, err := keys.UnwrapEpochKey(c.dev, w, v.id, epoch, e.Envelope)
 			if err != nil {
 				last = err
+				continue
+			}
+			if k.Commitment(v.id, epoch) != want {
+				last = ErrKeyCommitment
+				c.log.Warn("shared sessions: an epoch key does not match the owner's commitment", "session", v.id, "epoch", epoch, "wrapper", d.DeviceID)
 				continue
 			}
 			if err := c.keepKey(v.id, epoch, k); err != nil {

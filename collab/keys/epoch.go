@@ -1,8 +1,10 @@
 package keys
 
 import (
+	"crypto/hmac"
 	"crypto/hpke"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"mnote/collab/internal/wire"
@@ -17,6 +19,24 @@ func NewEpochKey() EpochKey {
 	var k EpochKey
 	rand.Read(k[:]) // never fails (crypto/rand, Go 1.24+)
 	return k
+}
+
+// Commitment binds the key to one epoch of one session: HMAC-SHA256 under
+// the key of a label, the session and the epoch. The owner's statement
+// starting the epoch carries it, so every member can check that the key
+// unwrapped is the one all the others were given: an owner device that
+// handed members different keys for one epoch is caught, not just
+// unreadable.
+func (k EpochKey) Commitment(sessionID string, epoch uint64) [32]byte {
+	w := wire.Writer{}
+	w.Str("mnote epoch key commitment v1")
+	w.Str(sessionID)
+	w.U64(epoch)
+	m := hmac.New(sha256.New, k[:])
+	m.Write(w.B)
+	var out [32]byte
+	copy(out[:], m.Sum(nil))
+	return out
 }
 
 // envelopeVersion is the version byte of wrapped epoch keys and bundles.

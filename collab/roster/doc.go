@@ -33,7 +33,12 @@
 //     client learns it with the invitation and passes that account's list.
 //     Roster.KeyWrapper says whether an envelope's sender may hand out
 //     epoch keys (an owner device); Roster.Author finds the member, role
-//     and device key of an entry's author device, for keys.Open.
+//     and device key of an entry's author device, for keys.Open. The
+//     statements that start an epoch (create, new_epoch) carry a
+//     commitment to its key (keys.EpochKey.Commitment), and only they do:
+//     a member checks the key it unwrapped against Roster.KeyCommitment, so
+//     an owner device that gives members different keys for one epoch is
+//     caught rather than silently splitting the session.
 //
 // # Revocation
 //

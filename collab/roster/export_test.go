@@ -10,3 +10,6 @@ func SignStatementForTest(by *keys.Device, s Statement) ([]byte, error) { return
 func SignDeviceStatementForTest(by *keys.Device, s DeviceStatement) ([]byte, error) {
 	return s.encode(by)
 }
+
+// HeadForTest is the hash a next statement links to.
+func (r *Roster) HeadForTest() [32]byte { return r.chain.checkpoint().Head }

@@ -47,13 +47,13 @@ func TestSharedSessionFlow(t *testing.T) {
 	if err := pins.Check(bobList); err != nil {
 		t.Fatal(err)
 	}
-	chain := [][]byte{must(roster.NewSession(laptop, adaList, "s1", at(3)))}
+	key := keys.NewEpochKey() // epoch 1's, committed to by the first statement
+	chain := [][]byte{must(roster.NewSession(laptop, adaList, "s1", key, at(3)))}
 	r := must(roster.Verify(chain, adaList))
 	chain = append(chain, must(r.Add(laptop, "bob", roster.Editor, at(4))))
 	r = must(roster.Verify(chain, adaList))
 
 	// epoch 1's key, wrapped by the laptop for every member device
-	key := keys.NewEpochKey()
 	envelopes := map[string][]byte{}
 	for _, d := range must(r.Recipients(lists)) {
 		if err := pins.Blocked(d.Account); err != nil {
@@ -73,6 +73,10 @@ func TestSharedSessionFlow(t *testing.T) {
 	}
 	wrapper := must(bobView.KeyWrapper(laptop.ID()))
 	bobKey := must(keys.UnwrapEpochKey(bob, wrapper, "s1", bobView.Epoch, envelopes[bob.ID()]))
+	// the key is the one the owner's signed statement committed to
+	if c, ok := bobView.KeyCommitment(1); !ok || c != bobKey.Commitment("s1", 1) || c == keys.NewEpochKey().Commitment("s1", 1) || c == bobKey.Commitment("s2", 1) || c == bobKey.Commitment("s1", 2) {
+		t.Fatal("epoch 1's key commitment does not bind the key, the session and the epoch")
+	}
 	h := keys.Header{SessionID: "s1", Epoch: bobView.Epoch, Seq: 1, AuthorDevice: bob.ID(), Kind: "prompt"}
 	blob := must(keys.Seal(bobKey, h, []byte("缓存实验：命中率 82%"), bob))
 

@@ -61,7 +61,7 @@ type session struct {
 func newSession(t testing.TB, owner *account, id string) *session {
 	t.Helper()
 	s := &session{owner: owner}
-	s.push(t, must(roster.NewSession(owner.devices[0], owner.list, id, t0)))
+	s.push(t, must(roster.NewSession(owner.devices[0], owner.list, id, keys.NewEpochKey(), t0)))
 	return s
 }
 

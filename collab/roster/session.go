@@ -35,11 +35,11 @@ type Op string
 
 // The session operations.
 const (
-	Create       Op = "create"        // Subject: the owner; Role: owner; Epoch: 1
+	Create       Op = "create"        // Subject: the owner; Role: owner; Epoch: 1; KeyCommitment
 	AddMember    Op = "add_member"    // Subject, Role (not owner)
 	SetRole      Op = "set_role"      // Subject, Role (not owner)
 	RemoveMember Op = "remove_member" // Subject; a new epoch must follow
-	NewEpoch     Op = "new_epoch"     // Epoch: the current one plus one
+	NewEpoch     Op = "new_epoch"     // Epoch: the current one plus one; KeyCommitment
 )
 
 // Statement is one statement of a session roster.
@@ -51,8 +51,11 @@ type Statement struct {
 	Subject   string // an account
 	Role      Role
 	Epoch     uint64
-	Time      time.Time
-	Signer    string // device id
+	// KeyCommitment is the epoch key's commitment (keys.EpochKey.Commitment)
+	// in the statements that start an epoch; zero in the others.
+	KeyCommitment [32]byte
+	Time          time.Time
+	Signer        string // device id
 }
 
 func (s Statement) link() link {
@@ -71,6 +74,7 @@ func (s Statement) encode(by *keys.Device) ([]byte, error) {
 	w.Str(s.Subject)
 	w.Str(string(s.Role))
 	w.U64(s.Epoch)
+	w.Bytes(s.KeyCommitment[:])
 	return finish(&w, by, ctxSession), nil
 }
 
@@ -88,6 +92,11 @@ func parseStatement(blob []byte) (s Statement, body, sig []byte, err error) {
 	s.Subject = r.Str("subject")
 	s.Role = Role(r.Str("role"))
 	s.Epoch = r.U64("epoch")
+	if c := r.Bytes("key commitment"); len(c) == len(s.KeyCommitment) {
+		copy(s.KeyCommitment[:], c)
+	} else {
+		r.Fail("key commitment")
+	}
 	body, sig, err = readSig(&r, blob)
 	return s, body, sig, err
 }
@@ -110,6 +119,7 @@ type Roster struct {
 
 	owner      *DeviceList
 	members    map[string]Role
+	commits    map[uint64][32]byte // each epoch's key commitment
 	statements []Statement
 	raw        [][]byte
 	chain      chain
@@ -122,7 +132,7 @@ func Verify(blobs [][]byte, owner *DeviceList) (*Roster, error) {
 	if err := checkLen(len(blobs)); err != nil {
 		return nil, fmt.Errorf("roster: %w", err)
 	}
-	r := &Roster{Owner: owner.Account, owner: owner, members: map[string]Role{}}
+	r := &Roster{Owner: owner.Account, owner: owner, members: map[string]Role{}, commits: map[uint64][32]byte{}}
 	for i, b := range blobs {
 		if err := r.apply(b); err != nil {
 			return nil, fmt.Errorf("roster of %q: %w", r.SessionID, statementError(i, err))
@@ -183,6 +193,10 @@ func (r *Roster) do(s Statement) error {
 		}
 		return nil
 	}
+	starts := s.Op == Create || s.Op == NewEpoch
+	if starts == (s.KeyCommitment == [32]byte{}) {
+		return fmt.Errorf("%w: %s with a key commitment %t", ErrInvalidOp, s.Op, !starts)
+	}
 	switch s.Op {
 	case Create:
 		switch {
@@ -195,6 +209,7 @@ func (r *Roster) do(s Statement) error {
 		}
 		r.members[s.Subject] = Owner
 		r.Epoch = 1
+		r.commits[1] = s.KeyCommitment
 	case AddMember, SetRole:
 		if err := memberRole(); err != nil {
 			return err
@@ -221,15 +236,24 @@ func (r *Roster) do(s Statement) error {
 		}
 		r.Epoch = s.Epoch
 		r.NeedsNewEpoch = false
+		r.commits[s.Epoch] = s.KeyCommitment
 	}
 	return nil
 }
 
+// KeyCommitment is the commitment to an epoch's key its starting
+// statement carries (false for an epoch the roster has not reached).
+func (r *Roster) KeyCommitment(epoch uint64) ([32]byte, bool) {
+	c, ok := r.commits[epoch]
+	return c, ok
+}
+
 // NewSession is the statement, signed by by (a device of the owner, whose
-// verified list is owner), that creates the session in epoch 1.
-func NewSession(by *keys.Device, owner *DeviceList, sessionID string, now time.Time) ([]byte, error) {
+// verified list is owner), that creates the session in epoch 1, whose key
+// is key (committed to in the statement).
+func NewSession(by *keys.Device, owner *DeviceList, sessionID string, key keys.EpochKey, now time.Time) ([]byte, error) {
 	s := Statement{SessionID: sessionID, Op: Create, Subject: owner.Account, Role: Owner, Epoch: 1,
-		Time: now.UTC().Truncate(time.Millisecond), Signer: by.ID()}
+		KeyCommitment: key.Commitment(sessionID, 1), Time: now.UTC().Truncate(time.Millisecond), Signer: by.ID()}
 	b, err := s.encode(by)
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
@@ -255,10 +279,11 @@ func (r *Roster) Remove(by *keys.Device, account string, now time.Time) ([]byte,
 	return r.append(by, Statement{Op: RemoveMember, Subject: account, Epoch: r.Epoch}, now)
 }
 
-// NewEpoch is the statement starting the next epoch. Its key goes, wrapped
+// NewEpoch is the statement starting the next epoch, whose key is key
+// (committed to in the statement). The key goes, wrapped
 // (keys.WrapEpochKey), to the Recipients of the roster it makes.
-func (r *Roster) NewEpoch(by *keys.Device, now time.Time) ([]byte, error) {
-	return r.append(by, Statement{Op: NewEpoch, Epoch: r.Epoch + 1}, now)
+func (r *Roster) NewEpoch(by *keys.Device, key keys.EpochKey, now time.Time) ([]byte, error) {
+	return r.append(by, Statement{Op: NewEpoch, Epoch: r.Epoch + 1, KeyCommitment: key.Commitment(r.SessionID, r.Epoch+1)}, now)
 }
 
 func (r *Roster) append(by *keys.Device, s Statement, now time.Time) ([]byte, error) {

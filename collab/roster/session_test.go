@@ -21,7 +21,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	if !s.r.NeedsNewEpoch || s.r.Epoch != 1 {
 		t.Fatalf("after a removal: epoch %d, needs new %v", s.r.Epoch, s.r.NeedsNewEpoch)
 	}
-	s.push(t, must(s.r.NewEpoch(ada.devices[1], at(5))))
+	s.push(t, must(s.r.NewEpoch(ada.devices[1], keys.NewEpochKey(), at(5))))
 	want := []roster.Member{{Account: "ada", Role: roster.Owner}, {Account: "carol", Role: roster.Commenter}}
 	if got := s.r.Members(); !slices.Equal(got, want) {
 		t.Fatalf("members %v", got)
@@ -112,11 +112,11 @@ func TestSessionRefuses(t *testing.T) {
 		})
 	}
 	// a session created by bob's account is not ada's, even signed by bob
-	bobs := stmt(t, bob.devices[0], roster.Statement{SessionID: "s3", Op: roster.Create, Subject: "bob", Role: roster.Owner, Epoch: 1, Time: t0, Signer: bob.devices[0].ID()})
+	bobs := stmt(t, bob.devices[0], roster.Statement{SessionID: "s3", Op: roster.Create, Subject: "bob", Role: roster.Owner, Epoch: 1, KeyCommitment: [32]byte{1}, Time: t0, Signer: bob.devices[0].ID()})
 	if _, err := roster.Verify([][]byte{bobs}, ada.list); !errors.Is(err, roster.ErrNotOwnerDevice) {
 		t.Fatalf("bob's session under ada: %v", err)
 	}
-	adaForBob := stmt(t, ada.devices[0], roster.Statement{SessionID: "s3", Op: roster.Create, Subject: "bob", Role: roster.Owner, Epoch: 1, Time: t0, Signer: ada.devices[0].ID()})
+	adaForBob := stmt(t, ada.devices[0], roster.Statement{SessionID: "s3", Op: roster.Create, Subject: "bob", Role: roster.Owner, Epoch: 1, KeyCommitment: [32]byte{1}, Time: t0, Signer: ada.devices[0].ID()})
 	if _, err := roster.Verify([][]byte{adaForBob}, ada.list); !errors.Is(err, roster.ErrNotOwner) {
 		t.Fatalf("created for another account: %v", err)
 	}
@@ -159,7 +159,7 @@ func TestRevocation(t *testing.T) {
 	}
 
 	s.push(t, must(s.r.Remove(ada.devices[0], "bob", at(3))))
-	s.push(t, must(s.r.NewEpoch(ada.devices[0], at(4))))
+	s.push(t, must(s.r.NewEpoch(ada.devices[0], keys.NewEpochKey(), at(4))))
 	recipients := must(s.r.Recipients(lists))
 	newKey := keys.NewEpochKey()
 	envelopes := map[string][]byte{}
@@ -225,5 +225,42 @@ func TestKeyWrapperAndAuthor(t *testing.T) {
 	lists["bob"] = bob.list
 	if a, err := s.r.Author(lists, bob.devices[1].ID()); err != nil || !a.Removed {
 		t.Fatalf("removed device %+v %v", a, err)
+	}
+}
+
+// A statement that starts an epoch carries a commitment to its key, and
+// no other does: a roster with a create or a new epoch without one, or a
+// member added with one, is refused.
+func TestKeyCommitmentOnlyWhereAnEpochStarts(t *testing.T) {
+	ada := newAccount(t, "ada", 1)
+	var zero keys.EpochKey
+	if zero.Commitment("s", 1) == ([32]byte{}) {
+		t.Fatal("a zero key commits to zero")
+	}
+	good := must(roster.NewSession(ada.devices[0], ada.list, "s", keys.NewEpochKey(), at(1)))
+	r := must(roster.Verify([][]byte{good}, ada.list))
+	if _, ok := r.KeyCommitment(1); !ok {
+		t.Fatal("epoch 1 has no commitment")
+	}
+	if _, ok := r.KeyCommitment(2); ok {
+		t.Fatal("epoch 2 has a commitment before it started")
+	}
+	by := ada.devices[0]
+	bare := must(roster.SignStatementForTest(by, roster.Statement{SessionID: "s", Op: roster.Create, Subject: "ada", Role: roster.Owner, Epoch: 1, Time: at(1), Signer: by.ID()}))
+	if _, err := roster.Verify([][]byte{bare}, ada.list); !errors.Is(err, roster.ErrInvalidOp) {
+		t.Fatalf("a create without a commitment: %v", err)
+	}
+	// A member added with a commitment, and a new epoch without one.
+	for _, s := range []roster.Statement{
+		{Op: roster.AddMember, Subject: "bob", Role: roster.Editor, Epoch: 1, KeyCommitment: [32]byte{1}},
+		{Op: roster.NewEpoch, Epoch: 2},
+	} {
+		prev := must(roster.Verify([][]byte{good}, ada.list))
+		s.SessionID, s.N, s.Time, s.Signer = "s", 1, at(2), by.ID()
+		s.Prev = prev.HeadForTest()
+		bad := must(roster.SignStatementForTest(by, s))
+		if _, err := roster.Verify([][]byte{good, bad}, ada.list); !errors.Is(err, roster.ErrInvalidOp) {
+			t.Fatalf("%s with commitment %x: %v", s.Op, s.KeyCommitment[:1], err)
+		}
 	}
 }

@@ -44,6 +44,19 @@ describe('a shared log as turns', () => {
 });
 
 describe('a shared session live', () => {
+  it('an entry opened once its key came takes the place of the one that could not be opened; an opened one is never replaced', () => {
+    const v = new SharedView();
+    v.apply({ type: 'entry', entry: entry(1, 'prompt', 'ada', 'r', '', { unreadable: 'no_key' }) });
+    v.apply({ type: 'entry', entry: entry(2, 'answer', 'ada', 'r', '原来的') });
+    v.apply({ type: 'entry', entry: entry(1, 'prompt', 'ada', 'r', '打开了') });
+    v.apply({ type: 'entry', entry: entry(2, 'answer', 'mallory', 'r', '换掉') });
+    v.apply({ type: 'entry', entry: entry(1, 'prompt', 'ada', 'r', '', { unreadable: 'no_key' }) });
+    expect(v.entries.map((e) => [e.seq, e.actor, e.Entry.text, e.unreadable ?? ''])).toEqual([
+      [1, 'ada', '打开了', ''],
+      [2, 'ada', '原来的', ''],
+    ]);
+  });
+
   it('adds new entries once, in order; tracks lease, queue, presence, waiting and revoke', () => {
     const v = new SharedView();
     v.state = { shared: true, account: 'ada', role: 'editor', members: [{ account: 'bob', role: 'owner', keysChanged: true }], entries: [] };

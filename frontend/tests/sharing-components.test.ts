@@ -13,6 +13,10 @@ import { AppState, setApp } from '../src/stores/app.svelte';
 import { Features, setFeatures } from '../src/stores/features.svelte';
 import { fakeClient, manualFrames, snapshot } from './helpers';
 
+// The dialogs are imported when first opened: compiling one takes seconds
+// on a loaded machine, past waitFor's 1 s default.
+const DIALOG_WAIT = { timeout: 10_000 };
+
 let target: HTMLElement;
 let comps: Record<string, unknown>[] = [];
 let app: AppState | null = null;
@@ -211,7 +215,7 @@ describe('SessionMenu', () => {
       const d = document.querySelector<HTMLElement>('[role="dialog"][aria-labelledby="export-title"]');
       expect(d).not.toBeNull();
       return d!;
-    });
+    }, DIALOG_WAIT);
     const boxes = [...dialog.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')];
     expect(boxes.map((b) => b.checked)).toEqual([true, false, false, true]); // redact on for md; images in
     boxes[1].click(); // thoughts
@@ -229,7 +233,7 @@ describe('SessionMenu', () => {
       const d = document.querySelector<HTMLElement>('[role="dialog"][aria-labelledby="share-title"]');
       expect(d).not.toBeNull();
       return d!;
-    });
+    }, DIALOG_WAIT);
     expect(dialog.textContent).toMatch(/always redacted/);
     await vi.waitFor(() => expect(dialog.textContent).toContain('Sync is off.'));
     dialog.querySelector('form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));

@@ -1,7 +1,9 @@
 // Shared sessions in two browsers: two `mnote serve` (two homes, accounts
 // e2e and bob) on one real control plane started here. e2e shares a session
 // and adds bob as editor (invite); bob's prompt runs on bob's own agent and
-// e2e sees it with bob's name (a shared turn); e2e's prompt while bob's
+// e2e sees it with bob's name (a shared turn); e2e chooses that members
+// also see her thoughts, bob reads them and of her tool call its title,
+// kind and status while she sees it in full; e2e's prompt while bob's
 // turn runs waits, visibly, then runs (a queued prompt); e2e removes bob,
 // whose view says access ended and loses the prompt box (revoke).
 import { spawnSync } from 'node:child_process';
@@ -76,6 +78,48 @@ test('shared session: invite, a shared turn, a queued prompt, revoke', async ({ 
     await expect(page.getByTestId('shared-answer').filter({ hasText: 'echo: what did you find?' })).toBeVisible();
     await expect(pageB.getByTestId('shared-prompt').filter({ hasText: 'what did you find?' }).getByTestId('shared-actor')).toHaveText('bob (you)');
     await waitTurnEnd(pageB);
+
+    // What members also see is the actor's choice: e2e ticks thoughts (not
+    // tool summaries) and runs a turn that thinks and edits a note. bob
+    // reads the thought, and of the tool call its title, kind and status;
+    // e2e sees her own turn in full (the tool card with its diff).
+    const show = page.getByTestId('shared-show');
+    await expect(show).toHaveAttribute('title', /never leave this machine/);
+    await expect(show.getByTestId('shared-show-tools')).not.toBeChecked();
+    await show.getByTestId('shared-show-thoughts').check();
+    const planPath = path.join(serve.workspace, 'plan.md');
+    await sharedSend(
+      page,
+      JSON.stringify([
+        { thought: 'weighing the plan 7c1' },
+        {
+          toolCall: {
+            toolCallId: 'w1',
+            title: 'Edit plan.md',
+            kind: 'edit',
+            status: 'completed',
+            locations: [{ path: planPath }],
+            rawInput: { path: planPath },
+            content: [{ type: 'diff', path: planPath, oldText: 'old line\n', newText: 'the new line 3f9\n' }],
+          },
+        },
+        { message: 'e2e edited the plan' },
+      ]),
+    );
+    const ownTurn = page.getByTestId('shared-own-turn').filter({ hasText: 'e2e edited the plan' });
+    await expect(ownTurn.getByTestId('tool-card')).toContainText('the new line 3f9', { timeout: 30_000 });
+    await expect(ownTurn.getByTestId('thought')).toBeVisible();
+    await waitTurnEnd(page);
+    const bobTool = pageB.getByTestId('shared-tool').filter({ hasText: 'Edit plan.md' });
+    await expect(bobTool).toContainText('Edit', { timeout: 30_000 });
+    await expect(bobTool).toContainText('Done');
+    await expect(bobTool.getByTestId('shared-tool-summary')).toHaveCount(0);
+    await expect(bobTool).not.toContainText('the new line 3f9');
+    await expect(pageB.getByTestId('shared-thread').getByTestId('tool-card')).toHaveCount(0);
+    const bobThought = pageB.getByTestId('shared-thought');
+    await bobThought.locator('summary').click();
+    await expect(bobThought).toContainText('weighing the plan 7c1');
+    await expect(pageB.getByTestId('shared-answer').filter({ hasText: 'e2e edited the plan' })).toBeVisible();
 
     // A queued prompt: bob's turn takes a while; e2e's prompt meanwhile
     // waits (visibly, in the queue), then runs.

@@ -53,6 +53,9 @@ export interface SharedState {
   role?: SharedRole;
   members: SharedMember[];
   entries: SharedEntry[];
+  /** This machine's turns by the run they were sent as (run id → turn of
+   * the local thread): the tab shows them from their full entries. */
+  runs?: Record<string, number>;
   offline?: boolean;
   revoked?: boolean;
   error?: string;
@@ -114,7 +117,7 @@ export interface QueuedRun {
 /** The shared:event payload. */
 export interface SharedEvent {
   sessionId?: string;
-  type: 'entry' | 'lease' | 'presence' | 'queued' | 'granted' | 'revoked' | 'members' | 'reconnect' | 'pair';
+  type: 'entry' | 'lease' | 'presence' | 'queued' | 'granted' | 'revoked' | 'members' | 'reconnect' | 'pair' | 'run';
   entry?: SharedEntry;
   lease?: LeaseInfo;
   queue?: QueuedRun[];
@@ -122,6 +125,8 @@ export interface SharedEvent {
   running?: string;
   position?: number;
   pair?: PairStep;
+  /** type "run": this machine's turn sent as the run. */
+  run?: { runId: string; turn: number };
 }
 
 export interface SharedApi {
@@ -155,7 +160,12 @@ export function sharedClient(call: Call): SharedApi {
   return {
     state: async (id, quiet) => {
       const s = ((await call('shared.state', quiet ? { id, quiet } : { id })) ?? {}) as SharedState;
-      return { ...s, members: Array.isArray(s.members) ? s.members : [], entries: Array.isArray(s.entries) ? s.entries : [] };
+      return {
+        ...s,
+        members: Array.isArray(s.members) ? s.members : [],
+        entries: Array.isArray(s.entries) ? s.entries : [],
+        runs: s.runs && typeof s.runs === 'object' ? s.runs : {},
+      };
     },
     close: async (id) => {
       await call('shared.close', { id });

@@ -28,6 +28,8 @@ export class SharedView {
   waiting = $state(0);
   revoked = $state(false);
   error: ApiError | null = $state.raw(null);
+  /** This machine's turns by run id (their full entries are in the local thread). */
+  runs: Record<string, number> = $state.raw({});
 
   get role(): SharedRole | '' {
     return this.state.role ?? '';
@@ -49,8 +51,17 @@ export class SharedView {
         const e = ev.entry;
         const last = this.entries[this.entries.length - 1];
         if (e && (!last || e.seq > last.seq)) this.entries = [...this.entries, e];
+        else if (e && !e.unreadable) {
+          // Opened once its epoch's key came: in the place of the one
+          // that could not be opened.
+          const i = this.entries.findIndex((x) => x.seq === e.seq);
+          if (i >= 0 && this.entries[i].unreadable) this.entries = this.entries.map((x, j) => (j === i ? e : x));
+        }
         break;
       }
+      case 'run':
+        if (ev.run?.runId && ev.run.turn > 0) this.runs = { ...this.runs, [ev.run.runId]: ev.run.turn };
+        break;
       case 'lease':
         this.lease = ev.lease ?? null;
         this.queue = ev.queue ?? [];
@@ -178,6 +189,7 @@ export class SharedStore {
       }
       v.state = st;
       v.revoked = !!st.revoked;
+      v.runs = { ...v.runs, ...st.runs };
       // The transcript's entries, and live ones that came meanwhile.
       const bySeq = new Map<number, SharedEntry>();
       for (const e of [...st.entries, ...v.entries]) if (!bySeq.has(e.seq)) bySeq.set(e.seq, e);
