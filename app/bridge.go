@@ -63,6 +63,9 @@ type Config struct {
 	// MCPCommand is the program agents start for the notes tools
 	// (`MCPCommand mcp`); "" is this executable.
 	MCPCommand string
+	// OpenInApp opens a workspace file (its absolute path) in the
+	// desktop's program for it (files.openInApp); nil: opener.Open.
+	OpenInApp func(abs string) error
 	// RegistryURL is the ACP Registry index agents.registry fetches; ""
 	// is $MNOTE_REGISTRY_URL, else the ACP Registry's own (registry.go).
 	RegistryURL string
@@ -104,6 +107,7 @@ type Services struct {
 	ops      agentOps                 // installs and starts in progress (install.go)
 	shutdown bool
 	turns    sync.WaitGroup
+	pages    threadPages // sessions.open a slice at a time (sessionpage.go)
 }
 
 // New opens the data folder (creating it, and rebuilding the index from
@@ -283,6 +287,7 @@ func init() {
 		"files.restore":            method((*Services).filesRestore),
 		"files.attach":             method((*Services).filesAttach),
 		"files.image":              method((*Services).filesImage),
+		"files.openInApp":          method((*Services).filesOpenInApp),
 		"checkpoints.list":         method((*Services).checkpointsList),
 		"checkpoints.changes":      method((*Services).checkpointsChanges),
 		"checkpoints.revert":       method((*Services).checkpointsRevert),

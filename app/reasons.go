@@ -247,6 +247,12 @@ const (
 	ReasonTooLarge = "too_large"
 	// ReasonNotUTF8: the file is not UTF-8 text. Params: path (when known).
 	ReasonNotUTF8 = "not_utf8"
+	// ReasonNotOpenable: files.openInApp opens documents, pictures, audio
+	// and video only. Params: path.
+	ReasonNotOpenable = "not_openable"
+	// ReasonNoOpener: no program could be started to open the file (no
+	// desktop, no xdg-open). Params: path.
+	ReasonNoOpener = "no_opener"
 	// ReasonFileChangedOnDisk: the file changed on disk since it was read:
 	// keep mine or take theirs. Params: path (when known).
 	ReasonFileChangedOnDisk = "file_changed_on_disk"
@@ -382,7 +388,7 @@ const (
 var Reasons = []string{
 	ReasonAgentUnknown, ReasonAgentRequired, ReasonAgentNotInstalled, ReasonAgentNoCommand, ReasonAgentStartFailed, ReasonAgentStartCancelled, ReasonAgentExited, ReasonAgentStopped, ReasonAgentKilled, ReasonAgentTimeout, ReasonAgentNeedsAuth, ReasonAgentRefused, ReasonAgentNotRunning, ReasonAgentBadOutput, ReasonAgentCannotLoadSessions, ReasonAgentCannotListSessions, ReasonAgentCannotDeleteSessions, ReasonNoAgentCopy, ReasonAgentCannotLogout, ReasonAgentSessionNotLoaded, ReasonAgentCannotContinue, ReasonSessionNotContinued, ReasonAgentNameRequired, ReasonAgentCommandRequired, ReasonSecretVariable, ReasonKeyNotSaved, ReasonConfigInvalid, ReasonConfigWriteFailed, ReasonAuthMethodUnknown, ReasonAuthFailed, ReasonNoDisplay, ReasonNoTerminalProgram, ReasonTerminalNotStarted, ReasonNoInstaller, ReasonInstallFailed, ReasonInstallNpmFailed, ReasonInstallNotFound, ReasonInstallRunning, ReasonInstallNotRunning, ReasonRegistryUnavailable, ReasonRegistryUnknown, ReasonRegistryNeedsTool, ReasonRegistryInstallFailed, ReasonTooManyAgents, ReasonNoAgent,
 	ReasonSessionNotFound, ReasonSessionNotRunning, ReasonSessionBusy, ReasonSessionClosing, ReasonSessionBackedUp, ReasonSessionNotInTrash, ReasonSessionNotTrashed, ReasonTurnRunning, ReasonTurnFailed, ReasonPromptEmpty, ReasonTitleEmpty, ReasonTooManyFiles, ReasonTooManyImages, ReasonImageTooBig, ReasonImageType, ReasonImagesUnsupported, ReasonTranscriptWriteFailed, ReasonTerminalNotFound, ReasonPermissionNotWaiting, ReasonPermissionOptionUnknown, ReasonPermissionCancelled, ReasonPermissionNotRemembered, ReasonPermissionsUnreadable, ReasonPermissionNotRevoked, ReasonQuestionNotWaiting, ReasonAnswerInvalid,
-	ReasonFolderRequired, ReasonFolderNotAbsolute, ReasonFolderNotFound, ReasonNotAFolder, ReasonNoFolderOpen, ReasonNoFolderDialog, ReasonFolderNotOpen, ReasonFolderReplaced, ReasonOutsideFolder, ReasonMnoteData, ReasonNotRegularFile, ReasonHardLink, ReasonTooLarge, ReasonNotUTF8, ReasonFileChangedOnDisk, ReasonFileExists, ReasonFileNotFound, ReasonNotesNotIndexed, ReasonLinkUndoExpired, ReasonLinksChanged,
+	ReasonFolderRequired, ReasonFolderNotAbsolute, ReasonFolderNotFound, ReasonNotAFolder, ReasonNoFolderOpen, ReasonNoFolderDialog, ReasonFolderNotOpen, ReasonFolderReplaced, ReasonOutsideFolder, ReasonMnoteData, ReasonNotRegularFile, ReasonHardLink, ReasonTooLarge, ReasonNotUTF8, ReasonNotOpenable, ReasonNoOpener, ReasonFileChangedOnDisk, ReasonFileExists, ReasonFileNotFound, ReasonNotesNotIndexed, ReasonLinkUndoExpired, ReasonLinksChanged,
 	ReasonCheckpointsScanning, ReasonCheckpointsUnavailable, ReasonCheckpointsTooBig, ReasonCheckpointNotFound, ReasonFileNotInTurn, ReasonRevertConflict, ReasonNotReverted,
 	ReasonSyncUnavailable, ReasonSyncDisabled, ReasonSyncNotConfigured, ReasonSyncBadURL, ReasonSyncUnreachable, ReasonSyncRateLimited, ReasonSyncServerFailed, ReasonSyncTokenRefused, ReasonSyncNotFound, ReasonSyncRefused,
 	ReasonSharedRoleRefused, ReasonSharedNotOwner, ReasonSharedNotPaired, ReasonSharedKeyChanged, ReasonSharedUnverified, ReasonSharedRevoked, ReasonSharedSASRejected, ReasonSharedPairCancelled, ReasonSharedNotShared, ReasonSharedBadRole, ReasonSharedNoPairing, ReasonSharedNoKey,

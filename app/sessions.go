@@ -13,6 +13,7 @@ import (
 
 	"mnote/acp"
 	"mnote/app/chat"
+	"mnote/app/shared"
 	"mnote/store"
 	"mnote/thread"
 )
@@ -49,6 +50,9 @@ type Snapshot struct {
 	// Questions are the agent's elicitations waiting for the user.
 	Questions []ElicitationRequest `json:"questions,omitempty"`
 	Running   bool                 `json:"running"`
+	// Earlier is how many entries come before Thread.Entries (a call
+	// with limit or before, sessions.open).
+	Earlier int `json:"earlier,omitempty"`
 }
 
 // Hit is one search result (API.md "Hit").
@@ -266,8 +270,8 @@ type idArgs struct {
 // snapshotWait bounds how long sessions.open waits for the event goroutine.
 const snapshotWait = 10 * time.Second
 
-func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
-	if e := validID(a.ID); e != nil {
+func (s *Services) sessionsOpen(ctx context.Context, a openArgs) (any, *Error) {
+	if e := a.check(); e != nil {
 		return nil, e
 	}
 	if l := s.liveOf(a.ID); l != nil {
@@ -294,14 +298,26 @@ func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
 		if p.pending == nil {
 			p.pending = []PermissionRequest{}
 		}
-		return Snapshot{Session: sum, Seq: p.seq, Thread: snap, Pending: p.pending, Questions: p.questions, Running: p.running}, nil
-	}
-	raw, err := s.pastThread(a.ID)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, notFound(a.ID, err)
+		out := Snapshot{Session: sum, Seq: p.seq, Thread: snap, Pending: p.pending, Questions: p.questions, Running: p.running}
+		if a.paged() {
+			if e := pageLive(&out, a); e != nil {
+				return nil, e
+			}
 		}
-		return nil, errorFrom("read session "+a.ID, err)
+		return out, nil
+	}
+	var raw json.RawMessage
+	earlier := 0
+	if a.paged() {
+		var e *Error
+		if raw, earlier, e = s.pastPage(a.ID, a); e != nil {
+			return nil, e
+		}
+	} else {
+		var err error
+		if raw, err = s.pastThread(a.ID); err != nil {
+			return nil, pastErr(a.ID, err)
+		}
 	}
 	sum, e := s.summary(ctx, a.ID)
 	if e != nil {
@@ -317,7 +333,8 @@ func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
 		Seq     uint64              `json:"seq"`
 		Pending []PermissionRequest `json:"pending"`
 		Running bool                `json:"running"`
-	}{sum, seq, []PermissionRequest{}, false})
+		Earlier int                 `json:"earlier,omitempty"`
+	}{sum, seq, []PermissionRequest{}, false, earlier})
 	if err != nil {
 		return nil, errorFrom("encode session "+a.ID, err)
 	}
@@ -326,6 +343,14 @@ func (s *Services) sessionsOpen(ctx context.Context, a idArgs) (any, *Error) {
 	out = append(out, `,"thread":`...)
 	out = append(out, raw...)
 	return append(out, '}'), nil
+}
+
+// pastErr is the error for a past thread that could not be read.
+func pastErr(id string, err error) *Error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return notFound(id, err)
+	}
+	return errorFrom("read session "+id, err)
 }
 
 // pastThread is the snapshot JSON of a session that is not live: from the
@@ -384,6 +409,9 @@ type promptArgs struct {
 	Context  *PromptContext `json:"context"`
 	Mentions []string       `json:"mentions"`
 	Images   []ImageArg     `json:"images"` // images.go
+	// Share: in a shared session, what members see of this turn beyond
+	// the projection's minimum (thoughts, tool summaries).
+	Share *shared.Share `json:"share"`
 }
 
 func (s *Services) sessionsPrompt(ctx context.Context, a promptArgs) (any, *Error) {
@@ -399,6 +427,12 @@ func (s *Services) sessionsPrompt(ctx context.Context, a promptArgs) (any, *Erro
 	}
 	if parts, e = withImages(parts, a.Images); e != nil {
 		return nil, e
+	}
+	if a.Share != nil && (a.Share.Thoughts || a.Share.ToolSummaries) {
+		if parts == nil {
+			parts = &promptParts{}
+		}
+		parts.share = *a.Share
 	}
 	if s.shared != nil && s.shared.IsShared(a.ID) {
 		// A shared session's turn needs the control plane and a role

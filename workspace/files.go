@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -281,4 +282,32 @@ func syncDir(d *os.Root) {
 	}
 	_ = f.Sync()
 	_ = f.Close()
+}
+
+// RegularFile is the absolute, link-free path of the regular file rel
+// (workspace-relative), confined like a read (no "..", no absolute path,
+// no link out, no denied folder, no special file): for handing the file
+// to another program, which opens it by name.
+func (w *Workspace) RegularFile(rel string) (string, error) {
+	r, err := cleanFileRel(rel)
+	if err != nil {
+		return "", err
+	}
+	if err := w.Check(); err != nil {
+		return "", err
+	}
+	if r, err = w.resolve(rel, r); err != nil {
+		return "", err
+	}
+	if err := w.checkPath(rel, r); err != nil {
+		return "", err
+	}
+	st, err := w.root.Lstat(osRel(r))
+	if err != nil {
+		return "", w.mapErr(rel, err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file: %w", rel, ErrNotRegular)
+	}
+	return filepath.Join(w.dir, filepath.FromSlash(r)), nil
 }

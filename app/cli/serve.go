@@ -27,6 +27,7 @@ import (
 
 	"mnote/app"
 	"mnote/internal/l10n"
+	"mnote/internal/opener"
 	"mnote/workspace"
 )
 
@@ -333,8 +334,7 @@ func (s *server) printCode() error {
 // its code is used or expires, or by the caller on exit. It returns nil
 // when nothing was launched.
 func (s *server) launch(dir string, e *env) (*launchPage, error) {
-	name, args := browserLauncher()
-	if name == "" {
+	if name, _ := opener.Command(); name == "" {
 		return nil, nil
 	}
 	code, err := s.codes.issue(launchCodeTTL, false)
@@ -347,7 +347,8 @@ func (s *server) launch(dir string, e *env) (*launchPage, error) {
 	}
 	s.launched = page
 	time.AfterFunc(launchCodeTTL, page.remove)
-	if !openBrowser(name, args, page.path, e) {
+	if err := opener.Open(page.path); err != nil {
+		e.warn("could not open the browser (%v); open the URL above", err)
 		page.remove()
 	}
 	return page, nil

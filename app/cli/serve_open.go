@@ -6,9 +6,7 @@ import (
 	"html"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -110,31 +108,4 @@ func removeStaleLaunchPages(dir string, cutoff time.Time) {
 			os.Remove(filepath.Join(dir, de.Name()))
 		}
 	}
-}
-
-// browserLauncher is the command that opens a file in the browser, or
-// "" when there is no display to show it on.
-func browserLauncher() (name string, args []string) {
-	switch runtime.GOOS {
-	case "darwin":
-		return "open", nil
-	case "windows":
-		return "rundll32", []string{"url.dll,FileProtocolHandler"}
-	}
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return "", nil
-	}
-	return "xdg-open", nil
-}
-
-// openBrowser opens the launch page at path with the launcher; it
-// reports whether the launcher started.
-func openBrowser(name string, args []string, path string, e *env) bool {
-	cmd := exec.Command(name, append(args, path)...)
-	if err := cmd.Start(); err != nil {
-		e.warn("could not open the browser (%v); open the URL above", err)
-		return false
-	}
-	go cmd.Wait() //nolint:errcheck // only reaps it
-	return true
 }

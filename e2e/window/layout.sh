@@ -5,7 +5,8 @@
 # window's minimum width; 640 px is a browser's, checked by layout.spec.ts). At each
 # width the window must take the size, the page must re-lay itself out (not a
 # flat colour), and the chat must stay usable: its Send button and the
-# agent's answer are read on screen (OCR). Screenshots:
+# agent's answer are read on screen (OCR; at 900 px and below the window
+# shows notes or chat, and the chat is picked in its bar). Screenshots:
 # e2e/window/out/layout-<width>.png, to look at by hand. Run by hand (not in
 # `make test`: Chromium's layout.spec.ts asserts the same landmarks there).
 # Kills only what it started. Needs: Xvfb xdotool imagemagick tesseract-ocr.
@@ -45,6 +46,13 @@ main() {
 		sleep 1.5
 		geom=$(xdotool getwindowgeometry "$wid" | sed -n 's/ *Geometry: //p')
 		[[ $geom == "${w}x800" ]] || fail "the window did not take ${w}x800 (it is $geom)"
+		# Narrow, the window shows notes or chat, and a bar to pick: the
+		# person picks the chat.
+		# The bar is the window's top 30 px, the chat its right half.
+		if ! wait_text "$ANSWER" 3; then
+			xdotool mousemove --window "$wid" $((w * 3 / 4)) 12 click 1
+			say "$w px: one pane at a time; picked the chat"
+		fi
 		wait_text "$ANSWER" 8 || {
 			cp "$tmp/screen.png" "$out/layout-$w.png"
 			fail "at $w px the answer is not on screen (see $out/layout-$w.png)"

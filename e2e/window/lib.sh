@@ -270,6 +270,9 @@ wait_window() {
 		sleep 0.1
 	done
 	say "window $wid mapped after $(elapsed_since "$app_started")s ($(xdotool getwindowgeometry "$wid" | sed -n 's/ *Geometry: //p'))"
+	# Xvfb has no window manager to give the new window the keyboard: the
+	# keys typed below would go nowhere.
+	xdotool windowfocus "$wid" 2>/dev/null || true
 }
 
 # wait_rendered — until the page has rendered: the window is not one flat colour

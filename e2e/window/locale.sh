@@ -18,7 +18,9 @@
 #     before Enter). Screenshot:
 #     e2e/window/out/zh-CN-main.png.
 #  4. Ctrl+, opens Settings. Screenshot: e2e/window/out/zh-CN-settings.png.
-#  5. SIGTERM: everything gone within 10 s.
+#  5. At 900 px wide: the notes, then the chat picked in the bar on top.
+#     Screenshots: e2e/window/out/zh-CN-900-notes.png, zh-CN-900-chat.png.
+#  6. SIGTERM: everything gone within 10 s.
 # The screenshots are checked by eye (clipped labels, overflow, tofu boxes);
 # e2e/web/tests/locale.spec.ts checks the same landmarks in Chromium by
 # program. Kills only what it started. Needs: Xvfb xdotool imagemagick
@@ -114,6 +116,16 @@ main() {
 	screenshot "$out/zh-CN-settings.png"
 	say "screenshot $out/zh-CN-settings.png"
 	xdotool key Escape
+	sleep 0.5
+
+	# --- 900 px: one pane at a time, the bar on top picks it
+	xdotool windowsize "$wid" 900 800
+	sleep 1.5
+	screenshot "$out/zh-CN-900-notes.png"
+	xdotool mousemove --window "$wid" 675 12 click 1
+	sleep 1
+	screenshot "$out/zh-CN-900-chat.png"
+	say "screenshots $out/zh-CN-900-notes.png, $out/zh-CN-900-chat.png"
 
 	stop_app
 	say "ok"

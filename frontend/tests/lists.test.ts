@@ -71,13 +71,35 @@ describe('Enter in a list', () => {
     expect(shown(v)).toBe('> 引用一句\n> |');
   });
 
-  it('ends the list on an empty item: the marker goes, also on a two-item list', () => {
+  it('ends the list on an empty last item with a blank line after it, so what follows is a paragraph of its own', async () => {
     const v = editor('- 一项\n- |');
     press(v, 'Enter');
-    expect(shown(v)).toBe('- 一项\n|');
-    const w = editor('- a\n- b\n- [ ] |');
+    expect(shown(v)).toBe('- 一项\n\n|');
+    type(v, '晚上');
+    // The paragraph is no longer a lazy continuation of the item above.
+    const para = syntaxTree(v.state).resolveInner(v.state.doc.length, -1);
+    let inItem = false;
+    for (let n: typeof para | null = para; n; n = n.parent) if (n.name === 'ListItem') inItem = true;
+    expect(inItem).toBe(false);
+    const w = editor('- a\n- b\n- [ ] |\n');
     press(w, 'Enter');
-    expect(shown(w)).toBe('- a\n- b\n|');
+    expect(shown(w)).toBe('- a\n- b\n\n|\n');
+    const n = editor('1. 甲\n2. 乙\n3. |');
+    press(n, 'Enter');
+    expect(shown(n)).toBe('1. 甲\n2. 乙\n\n|');
+    // One undo puts the item back.
+    const { undo } = await import('@codemirror/commands');
+    undo(n);
+    expect(n.state.doc.toString()).toBe('1. 甲\n2. 乙\n3. ');
+  });
+
+  it('an empty item in the middle of a list, or of a loose list, only loses its marker', () => {
+    const v = editor('- a\n- |\n- c');
+    press(v, 'Enter');
+    expect(shown(v)).toBe('- a\n|\n- c');
+    const w = editor('- a\n\n- |');
+    press(w, 'Enter');
+    expect(shown(w)).toBe('- a\n\n|');
   });
 
   it('an empty nested item goes up a level', () => {

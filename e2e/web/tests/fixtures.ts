@@ -31,7 +31,19 @@ export class Serve {
     readonly home: string,
     readonly workspace: string,
     readonly log: string,
+    /** More environment for serve (serveEnv). */
+    readonly env: Record<string, string> = {},
   ) {}
+
+  /** Where the stand-in launcher notes each file it was asked to open. */
+  get openedLog(): string {
+    return path.join(path.dirname(this.home), 'opened.log');
+  }
+
+  /** The files opened in the desktop's program (files.openInApp), in order. */
+  opened(): string[] {
+    return fs.existsSync(this.openedLog) ? fs.readFileSync(this.openedLog, 'utf8').split('\n').filter(Boolean) : [];
+  }
 
   /**
    * Starts `mnote serve` on a free loopback port, reads its URL (the first
@@ -41,8 +53,13 @@ export class Serve {
   async start(): Promise<void> {
     if (this.proc) throw new Error('serve already running');
     this.logFd = fs.openSync(this.log, 'a');
+    // The desktop's launcher (files.openInApp) is a stand-in that notes
+    // what it was given: a test never starts a real PDF viewer.
+    const bin = path.join(path.dirname(this.home), 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${this.openedLog}'\n`, { mode: 0o755 });
     const proc = spawn(MNOTE, ['serve', '--addr', '127.0.0.1:0', '--no-open', '--workspace', this.workspace], {
-      env: { ...process.env, MNOTE_HOME: this.home },
+      env: { ...process.env, MNOTE_HOME: this.home, PATH: `${bin}:${process.env.PATH ?? ''}`, ...this.env },
       stdio: ['ignore', 'pipe', this.logFd],
       detached: true, // its own process group: agents it starts go with it if it must be killed
     });
@@ -162,14 +179,17 @@ export function makeHome(): { home: string; workspace: string } {
 }
 
 type Fixtures = {
+  /** More environment for the test's `mnote serve` (test.use({ serveEnv: … })). */
+  serveEnv: Record<string, string>;
   /** `mnote serve` on a fresh MNOTE_HOME, started; stopped and removed after the test. */
   serve: Serve;
 };
 
 export const test = base.extend<Fixtures>({
-  serve: async ({}, use, testInfo) => {
+  serveEnv: [{}, { option: true }],
+  serve: async ({ serveEnv }, use, testInfo) => {
     const { home, workspace } = makeHome();
-    const s = new Serve(home, workspace, path.join(home, 'serve.log'));
+    const s = new Serve(home, workspace, path.join(home, 'serve.log'), serveEnv);
     try {
       await s.start();
       await use(s);

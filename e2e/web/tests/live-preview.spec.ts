@@ -125,7 +125,7 @@ async function writeLists(page: Page): Promise<void> {
   await k.press('Enter');
   await k.type('二项');
   await k.press('Enter');
-  await k.press('Enter'); // an empty item ends the list
+  await k.press('Enter'); // an empty item ends the list, a blank line after it
   await k.type('1. 甲');
   await k.press('Enter');
   await k.type('乙');
@@ -145,7 +145,7 @@ async function writeLists(page: Page): Promise<void> {
   await k.type('第二');
 }
 
-const LISTS = '- 一项\n- 二项\n1. 甲\n2. 乙\n> 引用\n> 续\n- [ ] 任务\n- [ ] 第二';
+const LISTS = '- 一项\n- 二项\n\n1. 甲\n2. 乙\n> 引用\n> 续\n- [ ] 任务\n- [ ] 第二';
 
 test('lists: Enter continues and ends them, Tab / Shift+Tab nest, Backspace removes a marker — in source and in live preview', async ({ page, serve }) => {
   writeNote(serve, 'src.md', '');

@@ -2,12 +2,18 @@
 // Figures go to e2e/web/out/perf.json and are printed.
 //
 // Headless Chromium on a shared 2-core machine is noisy (the agent, mnote
-// serve and Playwright run on the same cores), so the assertions are the
-// bounds a person would notice: no main-thread task over 200 ms, a big
-// session open in under 2 s. The targets (50 ms tasks, 500 ms to open) are
-// printed, with a WARN line when missed.
+// serve and Playwright run on the same cores), so the assertions are
+// mostly the bounds a person would notice: no main-thread task over
+// 400 ms, a big session open in under 2 s. The targets (50 ms tasks, 500 ms
+// to open) are printed, with a WARN line when missed. Opening the
+// 20,000-entry session is held to the 50 ms target itself (issue 24): it
+// comes a slice at a time, each a few ms. That assertion reads each
+// task's main-thread CPU time from a trace, with parsing the whole reply
+// at once as the reference in the same run (the ratio is printed); the
+// wall time, which counts what other processes take, is printed.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { CDPSession } from '@playwright/test';
 import { composer, expect, openApp, pickTestAgent, recordPerf, sendSteps, stopButton, test, thread, waitTurnEnd, type Page } from './fixtures';
 import { editorText, openNote, readNote, writeNote } from './workspace-helpers';
 
@@ -19,7 +25,9 @@ const LONG_TASK_LIMIT_MS = 400; // asserted
 const LONG_TASK_TARGET_MS = 50; // printed
 const OPEN_LIMIT_MS = 2000; // asserted
 const OPEN_TARGET_MS = 500; // printed
+const OPEN_LONG_TASK_LIMIT_MS = 50; // asserted (main-thread CPU time): opening the 20,000-entry session, its earlier entries included
 const KEYSTROKE_TARGET_MS = 16; // printed: live preview's keystroke in a 5,000-line note
+const CPU_RATIO_LIMIT = 2; // asserted: live preview's main-thread CPU a keystroke / source's, same run
 
 // A 1.95 MB single-paragraph message (50,000 flood chunks with no newline)
 // used to make main-thread tasks of 0.7–4 s. Huge blocks now render as
@@ -149,6 +157,53 @@ async function startProfile(page: Page, name: string): Promise<() => Promise<voi
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
     console.log(`profile: ${path.join(dir, name + '.cpuprofile')}`);
+  };
+}
+
+/**
+ * The page's main thread so far (ms): its CPU time (ThreadTime: what it
+ * ran, not what it waited for a core, so less noisy on a shared machine
+ * than a keystroke's wall-clock time), script, and style + layout.
+ */
+async function mainThread(cdp: CDPSession): Promise<{ cpu: number; script: number; layout: number }> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const v = (name: string) => (metrics.find((x) => x.name === name)?.value ?? 0) * 1000;
+  return { cpu: v('ThreadTime'), script: v('ScriptDuration'), layout: v('LayoutDuration') + v('RecalcStyleDuration') };
+}
+
+/** Records the page's main-thread tasks (DevTools' timeline trace: its
+ * RunTask events are the tasks the long-task API sees, all of them)
+ * until the returned function is called, which gives the longest one's
+ * main-thread CPU time and wall time. CPU time is the page's own work:
+ * what another process on a shared machine takes from it is left out
+ * (the long-task API counts it). */
+async function startTaskTrace(page: Page): Promise<() => Promise<{ tasks: number; maxCpuMs: number; maxWallMs: number; over50CpuMs: number }>> {
+  const cdp = await page.context().newCDPSession(page);
+  type TraceEvent = { name: string; ph: string; pid: number; tid: number; dur?: number; tdur?: number; args?: { name?: string } };
+  const events: TraceEvent[] = [];
+  cdp.on('Tracing.dataCollected', (e: { value: unknown[] }) => events.push(...(e.value as TraceEvent[])));
+  await cdp.send('Tracing.start', { categories: 'disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  return async () => {
+    const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+    await cdp.send('Tracing.end');
+    await done;
+    await cdp.detach();
+    const main = new Set(
+      events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`),
+    );
+    const tasks = events.filter((e) => e.ph === 'X' && e.name === 'RunTask' && main.has(`${e.pid}:${e.tid}`));
+    if (tasks.length === 0) {
+      const names = new Map<string, number>();
+      for (const e of events) names.set(e.name, (names.get(e.name) ?? 0) + 1);
+      console.log(`task trace: no task of CrRendererMain (${main.size} threads): ${JSON.stringify([...names].slice(0, 30))}`);
+    }
+    const cpu = tasks.map((e) => (e.tdur ?? e.dur ?? 0) / 1000);
+    return {
+      tasks: tasks.length,
+      maxCpuMs: round(Math.max(0, ...cpu)),
+      maxWallMs: round(Math.max(0, ...tasks.map((e) => (e.dur ?? 0) / 1000))),
+      over50CpuMs: cpu.filter((x) => x > 50).length,
+    };
   };
 }
 
@@ -305,6 +360,8 @@ test.describe('perf', { tag: '@perf' }, () => {
     await expect(row).toBeVisible();
     await page.waitForTimeout(300); // let the reload settle
     await resetPerf(page);
+    const stopOpenProfile = await startProfile(page, 'session20k-open');
+    const stopTaskTrace = process.env.MNOTE_E2E_PROFILE ? null : await startTaskTrace(page);
 
     // Click → the last entry is on screen, at the end of a scrollable thread.
     const visible = page.evaluate(
@@ -332,12 +389,14 @@ test.describe('perf', { tag: '@perf' }, () => {
     const clickAt = await page.evaluate(() => (window as unknown as { __perf: { clickAt: number } }).__perf.clickAt);
     const openMs = round(shownAt - clickAt);
     const openPerf = await readPerf(page);
-    // Where the time went: the sessions.open request (the biggest /api/call after the click).
+    // Where the time went: the sessions.open request of the last entries
+    // (the first /api/call of some size after the click; the earlier
+    // entries' slices come after the last entry is shown).
     const openFetch = await page.evaluate((since) => {
       const calls = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(
         (r) => r.name.includes('/api/call') && r.startTime >= since - 5,
       );
-      const r = calls.sort((a, b) => b.encodedBodySize - a.encodedBodySize)[0];
+      const r = calls.sort((a, b) => a.startTime - b.startTime).find((c) => c.encodedBodySize > 20_000);
       if (!r) return null;
       const round = (x: number) => Math.round(x * 10) / 10;
       return {
@@ -350,6 +409,20 @@ test.describe('perf', { tag: '@perf' }, () => {
     }, clickAt);
     console.log(`session20k: the sessions.open request: ${JSON.stringify(openFetch)}`);
     await expect(page.locator(`[data-entry-id="${lastId}"]`)).toContainText('The very last entry.');
+    // The earlier entries come after, a slice at a time; the end stays in view.
+    await expect(thread(page).locator('[aria-busy="true"]')).toHaveCount(0, { timeout: 30_000 });
+    const completeMs = round((await page.evaluate(() => performance.now())) - clickAt);
+    const completePerf = await readPerf(page);
+    await stopOpenProfile();
+    const openTasks = stopTaskTrace ? await stopTaskTrace() : null;
+    const slices = await page.evaluate((since) => {
+      const calls = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(
+        (r) => r.name.includes('/api/call') && r.startTime >= since - 5 && r.encodedBodySize > 20_000,
+      );
+      return { calls: calls.length, bytes: calls.reduce((a, c) => a + c.encodedBodySize, 0) };
+    }, clickAt);
+    await expect(page.locator(`[data-entry-id="${lastId}"]`)).toBeInViewport();
+    expect(await thread(page).locator('.earlier').count()).toBe(0);
     const geometry = await thread(page).evaluate((el) => ({
       scrollHeight: el.scrollHeight,
       clientHeight: el.clientHeight,
@@ -358,6 +431,10 @@ test.describe('perf', { tag: '@perf' }, () => {
     }));
     console.log(`session20k: open ${openMs} ms (target ${OPEN_TARGET_MS} ms, limit ${OPEN_LIMIT_MS} ms); ${JSON.stringify(geometry)}`);
     if (openMs > OPEN_TARGET_MS) console.log(`WARN: session20k: opening took ${openMs} ms > ${OPEN_TARGET_MS} ms target`);
+    console.log(
+      `session20k: every entry in ${completeMs} ms after the click (${slices.calls} replies, ${slices.bytes} bytes): ` +
+        `${completePerf.longTasks} long tasks, max ${completePerf.longTaskMaxMs} ms`,
+    );
     expect(geometry.scrollHeight).toBeGreaterThan(geometry.clientHeight * 20);
     expect(geometry.scrollTop + geometry.clientHeight).toBeGreaterThan(geometry.scrollHeight - 80);
     expect(geometry.rendered).toBeLessThan(200); // virtualized
@@ -366,6 +443,7 @@ test.describe('perf', { tag: '@perf' }, () => {
     await page.waitForTimeout(300);
     await resetPerf(page);
     await thread(page).focus();
+    const stopJumpProfile = await startProfile(page, 'session20k-home');
     let t = Date.now();
     await page.keyboard.press('Home');
     await expect(page.locator(`[data-entry-id="${firstId}"]`)).toBeInViewport();
@@ -377,6 +455,7 @@ test.describe('perf', { tag: '@perf' }, () => {
     await expect(page.locator(`[data-entry-id="${lastId}"]`)).toBeInViewport();
     const endMs = Date.now() - t;
     const jumpPerf = await readPerf(page);
+    await stopJumpProfile();
 
     await resetPerf(page);
     const box = (await thread(page).boundingBox())!;
@@ -392,6 +471,32 @@ test.describe('perf', { tag: '@perf' }, () => {
     const scrolledUp = await thread(page).evaluate((el) => el.scrollHeight - el.clientHeight - el.scrollTop);
     expect(scrolledUp).toBeGreaterThan(30_000); // the wheel really moved it
 
+    // The reference, in the same run and page: parsing the whole session's
+    // reply at once, as the open did in one task before it came in slices
+    // (only part of that task: measuring and rendering came on top).
+    const wholeText = JSON.stringify(again);
+    // In a task of the page's own (a timer), as the open's tasks are.
+    const parseWholeMs = round(
+      await page.evaluate(
+        (text) =>
+          new Promise<number>((resolve) =>
+            setTimeout(() => {
+              const t0 = performance.now();
+              JSON.parse(text);
+              resolve(performance.now() - t0);
+            }, 0),
+          ),
+        wholeText,
+      ),
+    );
+    // The long-task API's figure is wall time: on a shared machine it
+    // counts what other processes took from the page. The trace's CPU
+    // time is the page's own work, asserted (printed both).
+    const openTaskMaxMs = Math.max(openPerf.longTaskMaxMs, completePerf.longTaskMaxMs);
+    // (Not traced while profiling: MNOTE_E2E_PROFILE, whose own cost is in the tasks.)
+    const openTaskCpuMs = openTasks?.maxCpuMs ?? openTaskMaxMs;
+    const openRatio = round(openTaskMaxMs / Math.max(0.1, parseWholeMs));
+
     const figures = {
       updates: UPDATES,
       entries: entries.length,
@@ -404,6 +509,13 @@ test.describe('perf', { tag: '@perf' }, () => {
       openTargetMs: OPEN_TARGET_MS,
       openLimitMs: OPEN_LIMIT_MS,
       open: openPerf,
+      completeMs,
+      untilComplete: completePerf,
+      slices,
+      openTasks,
+      parseWholeMs,
+      openTaskRatio: openRatio,
+      openLongTaskLimitMs: OPEN_LONG_TASK_LIMIT_MS,
       openFetch,
       geometry,
       homeMs,
@@ -416,10 +528,25 @@ test.describe('perf', { tag: '@perf' }, () => {
       `session20k: Home ${homeMs} ms, End ${endMs} ms, longest task ${jumpPerf.longTaskMaxMs} ms; ` +
         `wheel ${Math.round(scrolledUp)} px: ${wheelPerf.longTasks} long tasks, max ${wheelPerf.longTaskMaxMs} ms, frame gap max ${wheelPerf.frameGapMaxMs} ms`,
     );
-    judgeLongTasks('session20k open', openPerf.longTaskMaxMs, false);
+    console.log(
+      `session20k: longest task of the open (its earlier entries included): ${openTaskCpuMs} ms main-thread CPU ` +
+        `(${openTasks?.tasks ?? '?'} tasks traced), ${openTaskMaxMs} ms wall (long-task API); ` +
+        `the reference, parsing the whole reply at once (wall): ${parseWholeMs} ms; open / whole parse (wall) = ${openRatio}`,
+    );
+    if (openTaskCpuMs > OPEN_LONG_TASK_LIMIT_MS) {
+      console.log(`WARN: session20k open: longest main-thread task ${openTaskCpuMs} ms CPU > ${OPEN_LONG_TASK_LIMIT_MS} ms (asserted)`);
+    } else {
+      console.log(`ok: session20k open: longest main-thread task ${openTaskCpuMs} ms CPU <= ${OPEN_LONG_TASK_LIMIT_MS} ms`);
+    }
+    if (openTaskMaxMs > OPEN_LONG_TASK_LIMIT_MS) {
+      console.log(`WARN: session20k open: longest task ${openTaskMaxMs} ms wall > ${OPEN_LONG_TASK_LIMIT_MS} ms target (not asserted: other processes' share)`);
+    }
     judgeLongTasks('session20k Home/End', jumpPerf.longTaskMaxMs);
     judgeLongTasks('session20k wheel', wheelPerf.longTaskMaxMs);
     expect(openMs, 'click → last entry shown').toBeLessThan(OPEN_LIMIT_MS);
+    if (openTasks) {
+      expect(openTaskCpuMs, 'longest main-thread task (CPU) opening the session, its earlier entries included').toBeLessThanOrEqual(OPEN_LONG_TASK_LIMIT_MS);
+    }
     expect(jumpPerf.longTaskMaxMs, 'longest task on Home/End').toBeLessThan(LONG_TASK_LIMIT_MS);
     expect(wheelPerf.longTaskMaxMs, 'longest task while wheel scrolling').toBeLessThan(LONG_TASK_LIMIT_MS);
   });
@@ -427,9 +554,14 @@ test.describe('perf', { tag: '@perf' }, () => {
   // 8c. Typing in a 5,000-line note, live preview against source (the
   // reference, in the same run): each keystroke's main-thread time, from
   // its keydown to the end of the frame that shows it, less the wait for
-  // that frame. The 16 ms target is printed (WARN when missed), with the
-  // ratio live / source; asserted only is what 8a/8b assert (no task over
-  // the long-task bound) and that every key landed.
+  // that frame, and the main thread's CPU time a keystroke (what it ran,
+  // not what it waited for a core). The 16 ms target for the p95 is
+  // printed (WARN when missed), with the ratios live / source. Asserted:
+  // every key landed, no task over the long-task bound (as 8a/8b), and
+  // live preview's CPU a keystroke at most CPU_RATIO_LIMIT times source's
+  // (1.0–1.2 here now: live preview redraws only the blocks a keystroke
+  // changed; the wall-clock figures on this shared machine swing by 2–3
+  // times between runs, the CPU ratio does not).
   test('typing in a 5,000-line note: live preview against source', async ({ page, serve }) => {
     test.setTimeout(180_000);
     const LINES = 5000;
@@ -444,6 +576,8 @@ test.describe('perf', { tag: '@perf' }, () => {
     writeNote(serve, 'big.md', text);
     writeNote(serve, 'big2.md', text);
     await openApp(page, serve);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
     await page.evaluate(() => {
       const w = window as unknown as { __keys: { latency: number; busy: number }[] };
       w.__keys = [];
@@ -482,7 +616,10 @@ test.describe('perf', { tag: '@perf' }, () => {
       await page.evaluate(() => ((window as unknown as { __keys: unknown[] }).__keys = []));
       await resetPerf(page);
       const stop = await startProfile(page, `typing-${mode}`);
+      const cpu0 = await mainThread(cdp);
       for (let r = 0; r < 4; r++) await page.keyboard.type(TYPED, { delay: 25 });
+      await expect.poll(() => page.evaluate(() => (window as unknown as { __keys: unknown[] }).__keys.length)).toBe(4 * TYPED.length);
+      const cpu1 = await mainThread(cdp);
       await stop();
       await expect.poll(() => page.evaluate(() => (window as unknown as { __keys: unknown[] }).__keys.length)).toBe(4 * TYPED.length);
       const keys = await page.evaluate(() => (window as unknown as { __keys: { latency: number; busy: number }[] }).__keys);
@@ -492,18 +629,33 @@ test.describe('perf', { tag: '@perf' }, () => {
       const lat = keys.map((k) => k.latency);
       await page.keyboard.press('Control+s');
       await expect.poll(() => readNote(serve, note)).toContain(TYPED.repeat(4));
-      return { keys: keys.length, busyMedianMs: q(busy, 0.5), busyP95Ms: q(busy, 0.95), busyMaxMs: q(busy, 1), latencyMedianMs: q(lat, 0.5), latencyP95Ms: q(lat, 0.95), longTaskMaxMs: perf.longTaskMaxMs };
+      const perKey = (k: keyof typeof cpu0) => round((cpu1[k] - cpu0[k]) / keys.length);
+      return {
+        keys: keys.length,
+        busyMedianMs: q(busy, 0.5),
+        busyP95Ms: q(busy, 0.95),
+        busyMaxMs: q(busy, 1),
+        latencyMedianMs: q(lat, 0.5),
+        latencyP95Ms: q(lat, 0.95),
+        longTaskMaxMs: perf.longTaskMaxMs,
+        cpuPerKeyMs: perKey('cpu'),
+        scriptPerKeyMs: perKey('script'),
+        layoutPerKeyMs: perKey('layout'),
+      };
     };
     const source = await measure('big.md', 'edit');
     const live = await measure('big2.md', 'live');
     const ratio = round(live.busyMedianMs / Math.max(0.1, source.busyMedianMs));
-    recordPerf('liveTyping5k', { lines: LINES, source, live, ratioMedian: ratio, targetMs: KEYSTROKE_TARGET_MS });
+    const cpuRatio = round(live.cpuPerKeyMs / Math.max(0.1, source.cpuPerKeyMs));
+    recordPerf('liveTyping5k', { lines: LINES, source, live, ratioMedian: ratio, ratioCpu: cpuRatio, targetMs: KEYSTROKE_TARGET_MS });
     console.log(
       `liveTyping5k: keystroke median ${live.busyMedianMs} ms (p95 ${live.busyP95Ms}) in live preview, ` +
-        `${source.busyMedianMs} ms (p95 ${source.busyP95Ms}) in source: live / source = ${ratio}`,
+        `${source.busyMedianMs} ms (p95 ${source.busyP95Ms}) in source: live / source = ${ratio}; ` +
+        `main-thread CPU a keystroke ${live.cpuPerKeyMs} ms live, ${source.cpuPerKeyMs} ms source (${cpuRatio})`,
     );
     if (live.busyP95Ms > KEYSTROKE_TARGET_MS) console.log(`WARN: liveTyping5k: keystroke p95 ${live.busyP95Ms} ms > ${KEYSTROKE_TARGET_MS} ms target (not asserted)`);
     else console.log(`ok: liveTyping5k: keystroke p95 ${live.busyP95Ms} ms <= ${KEYSTROKE_TARGET_MS} ms`);
     expect(live.longTaskMaxMs, 'longest task while typing in live preview').toBeLessThan(LONG_TASK_LIMIT_MS);
+    expect(cpuRatio, 'main-thread CPU a keystroke, live preview / source').toBeLessThan(CPU_RATIO_LIMIT);
   });
 });

@@ -92,7 +92,9 @@ export interface Client {
   sessions: {
     list(args?: { limit?: number; offset?: number }): Promise<SessionSummary[]>;
     create(args: { agent: string; cwd?: string }): Promise<SessionSummary>;
-    open(id: string): Promise<Snapshot>;
+    /** A session's snapshot; with limit, only its last entries (before
+     * the entry `before`), `earlier` counting those before them. */
+    open(id: string, page?: { limit?: number; before?: string }): Promise<Snapshot>;
     prompt(id: string, text: string, extra?: PromptExtras): Promise<{ turn: number }>;
     /** One of the session's kept images (a user message's image block names it by hash). */
     image(sessionId: string, hash: string): Promise<ImageData>;
@@ -171,6 +173,8 @@ export interface Client {
     attach(path: string, data: string): Promise<Attached>;
     /** An image of the workspace a note shows. */
     image(path: string): Promise<ImageData>;
+    /** Opens a document, picture, audio or video file of the workspace in the desktop's program for it. */
+    openInApp(path: string): Promise<void>;
   };
   notes: {
     status(): Promise<NotesIndexStatus>;
@@ -296,12 +300,19 @@ export function createClient(t: Transport): Client {
           await call('sessions.import', { agent, agentSessionId, ...(title ? { title } : {}) }),
           'sessions.import',
         ),
-      open: async (id) => normalizeSnapshot(obj<Snapshot>(await call('sessions.open', { id }), 'sessions.open')),
+      open: async (id, page) => {
+        const args: Record<string, unknown> = { id };
+        if (page?.limit) args.limit = page.limit;
+        if (page?.before) args.before = page.before;
+        const s = normalizeSnapshot(obj<Snapshot>(await call('sessions.open', args), 'sessions.open'));
+        return { ...s, earlier: typeof s.earlier === 'number' && s.earlier > 0 ? s.earlier : 0 };
+      },
       prompt: async (id, text, extra) => {
         const args: Record<string, unknown> = { id, text };
         if (extra?.context) args.context = extra.context;
         if (extra?.mentions?.length) args.mentions = extra.mentions;
         if (extra?.images?.length) args.images = extra.images;
+        if (extra?.share && (extra.share.thoughts || extra.share.toolSummaries)) args.share = extra.share;
         const r = (await call('sessions.prompt', args)) as { turn?: number } | undefined;
         return { turn: r?.turn ?? 0 };
       },
@@ -408,6 +419,7 @@ export function createClient(t: Transport): Client {
       restore: async (trash) => void (await call('files.restore', { trash })),
       attach: async (path, data) => obj<Attached>(await call('files.attach', { path, data }), 'files.attach'),
       image: async (path) => obj<ImageData>(await call('files.image', { path }), 'files.image'),
+      openInApp: async (path) => void (await call('files.openInApp', { path })),
     },
     notes: {
       status: async () => obj<NotesIndexStatus>(await call('notes.status'), 'notes.status'),

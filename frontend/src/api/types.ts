@@ -264,6 +264,8 @@ export interface Snapshot {
   /** The agent's questions (elicitations) waiting for the user. */
   questions?: ElicitationRequest[] | null;
   running: boolean;
+  /** Entries before thread.entries (sessions.open with limit or before). */
+  earlier?: number;
 }
 
 /** An agent's question (ACP elicitation/create, form mode). */
@@ -697,6 +699,9 @@ export interface PromptExtras {
   mentions?: string[];
   /** Attached images (at most 10, 5 MB each, PNG/JPEG/GIF/WebP). */
   images?: ImageArg[];
+  /** In a shared session: what members also see of this turn (thoughts,
+   * tool summaries); tool input and output never leave the machine. */
+  share?: { thoughts?: boolean; toolSummaries?: boolean };
 }
 
 /** An image attached to a prompt: its type and its bytes in base64. */

@@ -12,7 +12,7 @@
 import { autocompletion, completionKeymap, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdownLanguage } from '@codemirror/lang-markdown';
-import { HighlightStyle, LanguageSupport, syntaxHighlighting } from '@codemirror/language';
+import { HighlightStyle, LanguageSupport } from '@codemirror/language';
 import { closeSearchPanel, highlightSelectionMatches, openSearchPanel, search, searchKeymap, searchPanelOpen } from '@codemirror/search';
 import { Annotation, Compartment, EditorState, type Extension, RangeSetBuilder, StateEffect, StateField, type Text } from '@codemirror/state';
 import {
@@ -34,6 +34,7 @@ import { refreshLinks, tagAt, tags, unresolvedLinks } from './cmlinks';
 import { tagCompletion } from './tags';
 import { writing, type WritingHooks } from './writing';
 import { liveHooks, livePreview } from './livepreview';
+import { blockHighlighting } from './cmhighlight';
 import { frontMatterEnd } from './outline';
 
 export { EditorState, EditorView };
@@ -310,7 +311,7 @@ export function makeState(doc: string, hooks: EditorHooks, live = false): Editor
       EditorState.allowMultipleSelections.of(false),
       markdown,
       frontMatter,
-      syntaxHighlighting(highlight),
+      blockHighlighting(highlight), // syntaxHighlighting, redrawn only where an edit changed the note
       theme,
       autocompletion({ override: [linkSource(hooks), tagSource(hooks)], icons: false }),
       linkClicks(hooks),

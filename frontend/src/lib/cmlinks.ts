@@ -5,11 +5,13 @@
 // links resolve is the editor's resolver (the linkResolver facet: the
 // notes the app knows, lib/unresolved.ts); when the notes change, the
 // owner dispatches refreshLinks and the marks follow. Links in code are
-// left alone. Only the lines on screen are looked at.
+// left alone. Only the lines on screen are looked at, and after an edit
+// only the blocks it changed (lib/blocks.ts).
 
 import { syntaxTree } from '@codemirror/language';
-import { Facet, RangeSetBuilder, StateEffect, type EditorState, type Extension } from '@codemirror/state';
+import { Facet, type Range, StateEffect, type EditorState, type Extension } from '@codemirror/state';
 import { Decoration, type DecorationSet, EditorView, ViewPlugin, type ViewUpdate } from '@codemirror/view';
+import { redrawBlocks } from './blocks';
 import { linksInLine, type LineLink } from './links';
 import { tagsInLine } from './tags';
 import { UNRESOLVED_CLASS } from './unresolved';
@@ -36,11 +38,13 @@ function inCode(state: EditorState, pos: number): boolean {
   return false;
 }
 
-/** Calls fn for each line of the visible ranges, once. */
-function eachVisibleLine(view: EditorView, fn: (line: { from: number; text: string }) => void): void {
-  const doc = view.state.doc;
+type Ranges = readonly { from: number; to: number }[];
+
+/** Calls fn for each line of the ranges (in order), once. */
+function eachLine(state: EditorState, ranges: Ranges, fn: (line: { from: number; text: string }) => void): void {
+  const doc = state.doc;
   let last = -1;
-  for (const { from, to } of view.visibleRanges) {
+  for (const { from, to } of ranges) {
     for (let pos = from; pos <= to; ) {
       const line = doc.lineAt(pos);
       if (line.number > last) {
@@ -52,37 +56,37 @@ function eachVisibleLine(view: EditorView, fn: (line: { from: number; text: stri
   }
 }
 
-/** The unresolved links' marks on the lines of the visible ranges. */
-export function unresolvedMarks(view: EditorView): DecorationSet {
-  const resolve = view.state.facet(linkResolver);
-  if (!resolve) return Decoration.none;
-  const title = view.state.facet(unresolvedTitle)();
+/** The unresolved links' marks on the lines of the ranges (the visible ones). */
+export function unresolvedMarks(state: EditorState, ranges: Ranges): Range<Decoration>[] {
+  const resolve = state.facet(linkResolver);
+  if (!resolve) return [];
+  const title = state.facet(unresolvedTitle)();
   const mark = Decoration.mark({ class: UNRESOLVED_CLASS, attributes: title ? { title, 'aria-description': title } : {} });
-  const b = new RangeSetBuilder<Decoration>();
-  eachVisibleLine(view, (line) => {
+  const out: Range<Decoration>[] = [];
+  eachLine(state, ranges, (line) => {
     if (!line.text.includes('[[') && !line.text.includes('](')) return;
     for (const l of linksInLine(line.text)) {
-      if (resolve(l) !== false || inCode(view.state, line.from + l.from)) continue;
-      b.add(line.from + l.from, line.from + l.to, mark);
+      if (resolve(l) !== false || inCode(state, line.from + l.from)) continue;
+      out.push(mark.range(line.from + l.from, line.from + l.to));
     }
   });
-  return b.finish();
+  return out;
 }
 
 /** The class of a tag (#标签) in the editor; its data-tag is its name. */
 export const TAG_CLASS = 'cm-tag';
 
-/** The tags' marks on the lines of the visible ranges (not in code). */
-export function tagMarks(view: EditorView): DecorationSet {
-  const b = new RangeSetBuilder<Decoration>();
-  eachVisibleLine(view, (line) => {
+/** The tags' marks on the lines of the ranges (not in code). */
+export function tagMarks(state: EditorState, ranges: Ranges): Range<Decoration>[] {
+  const out: Range<Decoration>[] = [];
+  eachLine(state, ranges, (line) => {
     if (!line.text.includes('#')) return;
     for (const t of tagsInLine(line.text)) {
-      if (inCode(view.state, line.from + t.from)) continue;
-      b.add(line.from + t.from, line.from + t.to, Decoration.mark({ class: TAG_CLASS, attributes: { 'data-tag': t.tag } }));
+      if (inCode(state, line.from + t.from)) continue;
+      out.push(Decoration.mark({ class: TAG_CLASS, attributes: { 'data-tag': t.tag } }).range(line.from + t.from, line.from + t.to));
     }
   });
-  return b.finish();
+  return out;
 }
 
 /** The tag at pos of the state's text, if one is written there. */
@@ -92,21 +96,24 @@ export function tagAt(state: EditorState, pos: number): string | null {
   return t && !inCode(state, line.from + t.from) ? t.tag : null;
 }
 
-function marksPlugin(marks: (view: EditorView) => DecorationSet, depends: (u: ViewUpdate) => boolean) {
+/**
+ * Marks on the visible lines: drawn again where an edit changed the note's
+ * blocks (lib/blocks.ts: a keystroke costs its paragraph, not the screen),
+ * everything when the view moved, the parse went further (code blocks
+ * known) or depends says so.
+ */
+function marksPlugin(marks: (state: EditorState, ranges: Ranges) => Range<Decoration>[], depends: (u: ViewUpdate) => boolean) {
+  const all = (view: EditorView) => Decoration.set(marks(view.state, view.visibleRanges), true);
   return ViewPlugin.fromClass(
     class {
       decorations: DecorationSet;
       constructor(view: EditorView) {
-        this.decorations = marks(view);
+        this.decorations = all(view);
       }
       update(u: ViewUpdate) {
-        if (
-          u.docChanged ||
-          u.viewportChanged ||
-          syntaxTree(u.startState) !== syntaxTree(u.state) || // the parse went further: code blocks known
-          depends(u)
-        ) {
-          this.decorations = marks(u.view);
+        if (u.viewportMoved || depends(u)) this.decorations = all(u.view);
+        else if (u.docChanged || u.viewportChanged || syntaxTree(u.startState) !== syntaxTree(u.state)) {
+          this.decorations = redrawBlocks(this.decorations, u.startState, u.state, u.changes, u.view.visibleRanges, false, (r) => marks(u.state, r)) ?? all(u.view);
         }
       }
     },

@@ -179,6 +179,14 @@ const REASONS: Record<string, readonly Variant[]> = {
     [['path'], (p) => m.errors_not_utf8_path({ path: v(p, 'path') })],
     [[], () => m.errors_not_utf8()],
   ],
+  not_openable: [
+    [['path'], (p) => m.errors_not_openable_path({ path: v(p, 'path') })],
+    [[], () => m.errors_not_openable()],
+  ],
+  no_opener: [
+    [['path'], (p) => m.errors_no_opener_path({ path: v(p, 'path') })],
+    [[], () => m.errors_no_opener()],
+  ],
   file_changed_on_disk: [
     [['path'], (p) => m.errors_file_changed_on_disk_path({ path: v(p, 'path') })],
     [[], () => m.errors_file_changed_on_disk()],

@@ -181,7 +181,38 @@ function parsed(cmd: Command): Command {
   };
 }
 
-export const continueList: Command = notComposing(parsed(continueMarkup));
+/**
+ * Enter on the bare last item of a top-level list ends the list with a
+ * blank line after it (as Typora does): with the marker only removed, the
+ * words typed next were, in Markdown, a lazy continuation of the item
+ * above — the editor showed a paragraph of their own, the preview and an
+ * export showed them inside that item. Other empty items: continueMarkup.
+ */
+function endListApart(cmd: Command): Command {
+  return (view: EditorView) => {
+    const { state } = view;
+    const sel = state.selection.main;
+    if (state.selection.ranges.length === 1 && sel.empty) {
+      const line = state.doc.lineAt(sel.head);
+      const doc = state.doc;
+      const bare = sel.head === line.to && /^([-+*]|\d{1,9}[.)])( \[[ xX]\])? *$/.test(line.text);
+      const last = line.number === doc.lines || !/\S/.test(doc.line(line.number + 1).text);
+      const tight = line.number > 1 && /\S/.test(doc.line(line.number - 1).text);
+      if (bare && last && tight && itemOnLine(state, line.from)) {
+        view.dispatch({
+          changes: { from: line.from, to: line.to, insert: state.lineBreak },
+          selection: EditorSelection.cursor(line.from + state.lineBreak.length),
+          scrollIntoView: true,
+          userEvent: 'input',
+        });
+        return true;
+      }
+    }
+    return cmd(view);
+  };
+}
+
+export const continueList: Command = notComposing(parsed(endListApart(continueMarkup)));
 export const removeMarker: Command = notComposing(parsed(deleteMarkupBackward));
 export const indentItem: Command = notComposing(moveItem(1));
 export const outdentItem: Command = notComposing(moveItem(-1));

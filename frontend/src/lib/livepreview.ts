@@ -12,14 +12,17 @@
 // Built on the Markdown syntax tree (lezer) with CodeMirror decorations:
 // inline ones from a view plugin over the visible ranges only (a
 // 5,000-line note costs what its screen costs), tables (block widgets)
-// from a state field over the top-level blocks. While an IME composes,
+// from a state field over the top-level blocks. An edit or a move to
+// another line draws again only the blocks it changed (lib/blocks.ts) and
+// maps the rest: a keystroke costs its paragraph. While an IME composes,
 // nothing is rebuilt: the decorations are only mapped through the edit, so
 // the composing line is never redrawn under the IME.
 
 import { syntaxTree } from '@codemirror/language';
-import { Facet, type EditorState, type Extension, type Range, StateEffect, StateField } from '@codemirror/state';
+import { type ChangeDesc, Facet, type EditorState, type Extension, type Range, StateEffect, StateField } from '@codemirror/state';
 import { Decoration, type DecorationSet, EditorView, ViewPlugin, type ViewUpdate, WidgetType } from '@codemirror/view';
 import type { SyntaxNode, SyntaxNodeRef, Tree } from '@lezer/common';
+import { redrawBlocks } from './blocks';
 import { TAG_CLASS } from './cmlinks';
 import { highlight } from './highlight';
 import { m } from './i18n.svelte';
@@ -481,8 +484,12 @@ function wikilinks(c: Ctx, tree: Tree, from: number, to: number): void {
   }
 }
 
-function build(view: EditorView): DecorationSet {
-  const state = view.state;
+/**
+ * The inline decorations of the given parts of the note: the visible
+ * ranges, or the parts of them in the blocks an update changed (whole
+ * blocks: what a block draws lies in its own lines).
+ */
+export function inlineDecorations(state: EditorState, ranges: readonly { from: number; to: number }[]): Range<Decoration>[] {
   const c: Ctx = {
     state,
     fm: frontMatterEnd(state),
@@ -492,18 +499,44 @@ function build(view: EditorView): DecorationSet {
     seen: new Set(),
   };
   const tree = syntaxTree(state);
-  for (const { from, to } of view.visibleRanges) {
+  for (const { from, to } of ranges) {
     tree.iterate({ from, to, enter: (ref) => onNode(c, ref) });
     wikilinks(c, tree, from, to);
   }
   for (const [from, cls] of c.lines) c.out.push(Decoration.line({ class: cls.join(' ') }).range(from));
-  return Decoration.set(c.out, true);
+  return c.out;
+}
+
+/** The inline decorations of the visible ranges, all drawn again. */
+export function liveDecorations(state: EditorState, visible: readonly { from: number; to: number }[]): DecorationSet {
+  return Decoration.set(inlineDecorations(state, visible), true);
+}
+
+/**
+ * The decorations after an update, drawn again only where it changed
+ * something (lib/blocks.ts): in the blocks it edited and the ones the
+ * selection left, reached or moved in, within the visible ranges; mapped
+ * elsewhere.
+ * null: draw everything again (the tree is not complete, the front matter
+ * ended elsewhere).
+ */
+export function updateLiveDecorations(
+  deco: DecorationSet,
+  start: EditorState,
+  state: EditorState,
+  changes: ChangeDesc,
+  visible: readonly { from: number; to: number }[],
+): DecorationSet | null {
+  const fm = frontMatterEnd(start);
+  if ((fm || frontMatterEnd(state)) && changes.mapPos(fm, 1) !== frontMatterEnd(state)) return null;
+  // The selection's blocks too: the lines it left or reached show or hide their markup (a task box, the cursor in it).
+  const selection = !changes.empty || !start.selection.eq(state.selection);
+  return redrawBlocks(deco, start, state, changes, visible, selection, (r) => inlineDecorations(state, r));
 }
 
 const inline = ViewPlugin.fromClass(
   class {
     decorations: DecorationSet;
-    private activeKey = '';
     private timer: ReturnType<typeof setTimeout> | null = null;
     private stale = false;
 
@@ -512,9 +545,8 @@ const inline = ViewPlugin.fromClass(
     }
 
     private make(): DecorationSet {
-      this.activeKey = [...activeLines(this.view.state)].join(',');
       this.stale = false;
-      return build(this.view);
+      return liveDecorations(this.view.state, this.view.visibleRanges);
     }
 
     /** Redraws soon, not while composing. */
@@ -535,10 +567,13 @@ const inline = ViewPlugin.fromClass(
         this.stale = true;
         return;
       }
-      const moved = u.selectionSet && [...activeLines(u.state)].join(',') !== this.activeKey;
-      if (refreshed || this.stale || moved || u.docChanged || u.viewportChanged || syntaxTree(u.startState) !== syntaxTree(u.state)) {
+      if (refreshed || this.stale || u.viewportMoved) {
         this.decorations = this.make();
+        return;
       }
+      if (!(u.selectionSet || u.docChanged || u.viewportChanged || syntaxTree(u.startState) !== syntaxTree(u.state))) return;
+      // Only where the update changed something; everything when that cannot be told.
+      this.decorations = updateLiveDecorations(this.decorations, u.startState, u.state, u.changes, u.view.visibleRanges) ?? this.make();
     }
 
     destroy(): void {
@@ -557,26 +592,43 @@ const inline = ViewPlugin.fromClass(
 
 // ---- tables (block widgets: from a state field) --------------------------------------
 
-function tables(state: EditorState): DecorationSet {
-  const out: Range<Decoration>[] = [];
-  const cur = syntaxTree(state).cursor();
-  if (!cur.firstChild()) return Decoration.none;
+/** The rendered tables among the top-level blocks in [from, to] (whole blocks): the ones the selection is not in. */
+function tablesIn(state: EditorState, from: number, to: number, out: Range<Decoration>[]): void {
   const sel = state.selection.ranges;
-  do {
-    if (cur.name !== 'Table') continue;
-    const from = state.doc.lineAt(cur.from).from;
-    const to = state.doc.lineAt(cur.to).to;
-    if (sel.some((r) => r.to >= from && r.from <= to)) continue;
-    out.push(Decoration.replace({ widget: new TableWidget(state.sliceDoc(from, to)), block: true }).range(from, to));
-  } while (cur.nextSibling());
+  for (let n = syntaxTree(state).topNode.childAfter(from - 1); n && n.from <= to; n = n.nextSibling) {
+    if (n.name !== 'Table') continue;
+    const a = state.doc.lineAt(n.from).from;
+    const b = state.doc.lineAt(n.to).to;
+    if (sel.some((r) => r.to >= a && r.from <= b)) continue;
+    out.push(Decoration.replace({ widget: new TableWidget(state.sliceDoc(a, b)), block: true }).range(a, b));
+  }
+}
+
+/** The rendered tables of the whole note. */
+export function tables(state: EditorState): DecorationSet {
+  const out: Range<Decoration>[] = [];
+  tablesIn(state, 0, state.doc.length, out);
   return Decoration.set(out);
+}
+
+/**
+ * The rendered tables after an update: drawn again only in the blocks it
+ * edited and the ones the selection left or reached (selection: it was
+ * set), mapped elsewhere. null: look at the whole note again.
+ */
+export function updateTables(deco: DecorationSet, start: EditorState, state: EditorState, changes: ChangeDesc, selection: boolean): DecorationSet | null {
+  return redrawBlocks(deco, start, state, changes, [{ from: 0, to: state.doc.length }], selection, (ranges) => {
+    const out: Range<Decoration>[] = [];
+    for (const r of ranges) tablesIn(state, r.from, r.to, out);
+    return out;
+  });
 }
 
 const tableField = StateField.define<DecorationSet>({
   create: tables,
   update(deco, tr) {
-    if (tr.docChanged || tr.selection || syntaxTree(tr.state) !== syntaxTree(tr.startState)) return tables(tr.state);
-    return deco;
+    if (!tr.docChanged && !tr.selection && syntaxTree(tr.state) === syntaxTree(tr.startState)) return deco;
+    return updateTables(deco, tr.startState, tr.state, tr.changes, !!tr.selection) ?? tables(tr.state);
   },
   provide: (f) => EditorView.decorations.from(f),
 });

@@ -149,3 +149,42 @@ export function pushRecentNote(dir: string, path: string): void {
   writePref(RECENT_PREFIX + dir, JSON.stringify(paths));
   writePref(RECENT_INDEX, JSON.stringify(dirs));
 }
+
+// What members of a shared session also see of this machine's turns
+// (the actor's choice, per session; sent with each prompt): the agent's
+// thoughts, a summary of each tool call. Off unless chosen. Kept as one
+// JSON record for the last MAX_SHARE_CHOICES sessions chosen for.
+const SHARE_KEY = 'mnote.sharedShow';
+export const MAX_SHARE_CHOICES = 200;
+
+export interface ShareChoice {
+  thoughts: boolean;
+  toolSummaries: boolean;
+}
+
+function shareChoices(): [string, ShareChoice][] {
+  try {
+    const v: unknown = JSON.parse(readPref(SHARE_KEY) ?? '[]');
+    if (!Array.isArray(v)) return [];
+    return v.flatMap((x): [string, ShareChoice][] => {
+      if (!Array.isArray(x) || typeof x[0] !== 'string' || !x[1] || typeof x[1] !== 'object') return [];
+      const c = x[1] as Record<string, unknown>;
+      return [[x[0], { thoughts: c.thoughts === true, toolSummaries: c.toolSummaries === true }]];
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** What members also see of this machine's turns in the session (nothing by default). */
+export function readShareChoice(sessionId: string): ShareChoice {
+  const c = shareChoices().find(([id]) => id === sessionId)?.[1];
+  return c ?? { thoughts: false, toolSummaries: false };
+}
+
+/** Keeps the session's choice (nothing chosen: forgotten). */
+export function writeShareChoice(sessionId: string, c: ShareChoice): void {
+  const all = shareChoices().filter(([id]) => id !== sessionId);
+  if (c.thoughts || c.toolSummaries) all.push([sessionId, { thoughts: c.thoughts, toolSummaries: c.toolSummaries }]);
+  writePref(SHARE_KEY, JSON.stringify(all.slice(-MAX_SHARE_CHOICES)));
+}

@@ -299,6 +299,8 @@ export class AppState {
   /** Sends the last prompt again (after a crash or a login). */
   async retry(): Promise<boolean> {
     const s = this.session;
+    // The last prompt may be among the earlier entries, still on their way.
+    if (!s.lastPrompt) await s.whenComplete();
     if (!s.lastPrompt && !s.entries().some((e) => e.kind === 'user_message')) {
       await s.resync();
       return false;

@@ -308,7 +308,11 @@ export class EditorStore {
         this.activate(tab.path);
         return tab;
       } catch (e) {
-        this.toasts.error(m.editor_open_failed({ name: baseName(path), error: ApiError.from(e).message }));
+        const err = ApiError.from(e);
+        // Not text (a PDF, a document, a picture, audio, video): the
+        // desktop's program for it shows it, as a file manager would.
+        if (err.reason === 'not_utf8' && (await this.openInApp(path))) return null;
+        this.toasts.error(m.editor_open_failed({ name: baseName(path), error: err.message }));
         return null;
       } finally {
         this.opening.delete(path);
@@ -316,6 +320,21 @@ export class EditorStore {
     })();
     this.opening.set(path, p);
     return p;
+  }
+
+  /** Opens path in the desktop's program for it; false when mnote does not open that kind of file so (the caller says why it is not text). */
+  private async openInApp(path: string): Promise<boolean> {
+    const name = baseName(path);
+    try {
+      await this.client.files.openInApp(path);
+      this.toasts.show({ message: () => m.editor_opened_in_app({ name }) });
+      return true;
+    } catch (e) {
+      const err = ApiError.from(e);
+      if (err.reason === 'not_openable') return false;
+      this.toasts.error(m.editor_open_failed({ name, error: err.message }));
+      return true;
+    }
   }
 
   /** Closes a tab; a dirty one asks first (Save / Don't save / Cancel). Resolves false when it stays open. */

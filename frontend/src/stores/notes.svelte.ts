@@ -86,6 +86,10 @@ export class NotesStore {
   private seq = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private blSeq = 0;
+  /** The note whose backlinks were last answered: refreshing them (after each save) shows them on, not "finding links…". */
+  private blAnswered: string | null = null;
+  /** The folder's unresolved links were answered once (refreshes show them on meanwhile). */
+  private urAnswered = false;
   private blTimer: ReturnType<typeof setTimeout> | null = null;
   private urSeq = 0;
   private urTimer: ReturnType<typeof setTimeout> | null = null;
@@ -199,6 +203,7 @@ export class NotesStore {
     this.backlinksPath = path;
     this.backlinks = [];
     this.noteUnresolved = [];
+    this.blAnswered = null;
     this.refreshBacklinks(0);
   }
 
@@ -211,7 +216,7 @@ export class NotesStore {
       this.backlinksLoading = false;
       return;
     }
-    this.backlinksLoading = true;
+    this.backlinksLoading = this.blAnswered !== path;
     this.blTimer = setTimeout(async () => {
       const n = ++this.blSeq;
       try {
@@ -226,7 +231,10 @@ export class NotesStore {
           this.noteUnresolved = [];
         }
       } finally {
-        if (n === this.blSeq) this.backlinksLoading = false;
+        if (n === this.blSeq) {
+          this.backlinksLoading = false;
+          if (this.backlinksPath === path) this.blAnswered = path;
+        }
       }
     }, ms);
   }
@@ -240,7 +248,7 @@ export class NotesStore {
 
   refreshUnresolved(ms = 300): void {
     if (this.urTimer) clearTimeout(this.urTimer);
-    this.unresolvedLoading = true;
+    this.unresolvedLoading = !this.urAnswered;
     this.urTimer = setTimeout(async () => {
       const n = ++this.urSeq;
       try {
@@ -249,7 +257,10 @@ export class NotesStore {
       } catch {
         if (n === this.urSeq) this.unresolved = [];
       } finally {
-        if (n === this.urSeq) this.unresolvedLoading = false;
+        if (n === this.urSeq) {
+          this.unresolvedLoading = false;
+          this.urAnswered = true;
+        }
       }
     }, ms);
   }
@@ -483,6 +494,7 @@ export class NotesStore {
     this.status = null;
     this.offer = null;
     this.unresolved = [];
+    this.urAnswered = false;
     this.chatFound.clear();
     this.setBacklinksPath(null);
     void this.loadStatus();

@@ -28,6 +28,8 @@ import type {
 import { FrameBatcher, type Scheduler } from '../lib/frame';
 import { noticeText } from '../lib/errtext';
 import { m } from '../lib/i18n.svelte';
+import { readShareChoice } from '../lib/prefs';
+import { EARLIER_SLICE, OPEN_TAIL, nextTask, prependEntries } from './earlier';
 import { EntryCell, SessionImages, keepTail } from './entrycell.svelte';
 import { PromptQueue, type QueuedPrompt } from './queue.svelte';
 
@@ -81,6 +83,11 @@ export class SessionStore {
   error: ApiError | null = $state.raw(null);
   /** Bumped whenever the thread is replaced by a snapshot. */
   generation = $state(0);
+  /** Entries before the first one loaded, still on their way (a long
+   * session opens with its last entries: stores/earlier.ts). */
+  earlier = $state(0);
+  /** Loading the earlier entries failed (retried by loadEarlier). */
+  earlierFailed = $state(false);
   /** The last prompt sent (for "retry" after a crash), and what went with it. */
   lastPrompt = $state('');
   lastExtra: PromptExtras | undefined = $state.raw(undefined);
@@ -109,6 +116,9 @@ export class SessionStore {
   private buffer: ThreadEvent[] = [];
   private syncing = false;
   private syncToken = 0;
+  /** Waiting for the earlier entries (whenComplete). */
+  private completeWaiters: (() => void)[] = [];
+  private loadingEarlier = false;
   private readonly batcher: FrameBatcher;
   /** The prompts queued while a turn runs (and the last prompt, kept). */
   private readonly prompts = new PromptQueue({
@@ -149,10 +159,22 @@ export class SessionStore {
   }
 
   /** The id of the i-th entry, read without tracking (the virtual list
-   * asks for every entry; entries only ever append, so the model's order
-   * agrees with `order` up to its length). */
+   * asks for every entry; the model's order is `order` once flushed:
+   * entries append, and earlier ones go in front with `order` at once). */
   idAt(i: number): string | undefined {
     return this.modelOrder[i];
+  }
+
+  /** Resolves when every entry is loaded (at once when they are; also
+   * when the session closes or fails): Home, retry and the like wait. */
+  whenComplete(): Promise<void> {
+    if (this.earlier === 0 || !this.id || this.error) return Promise.resolve();
+    if (this.earlierFailed) void this.loadEarlier();
+    return new Promise((resolve) => this.completeWaiters.push(resolve));
+  }
+
+  private completed(): void {
+    for (const w of this.completeWaiters.splice(0)) w();
   }
 
   /** The i-th entry of the model, read without tracking. */
@@ -236,6 +258,9 @@ export class SessionStore {
     this.notices = [];
     this.error = null;
     this.loading = false;
+    this.earlier = 0;
+    this.earlierFailed = false;
+    this.completed();
     this.lastPrompt = '';
     this.lastExtra = undefined;
     this.prompts.reset();
@@ -246,21 +271,74 @@ export class SessionStore {
     if (!id) return;
     const token = ++this.syncToken;
     this.syncing = true;
+    this.loadingEarlier = false; // a loop of the last token stops by itself
     try {
-      const snap = await this.client.sessions.open(id);
+      const snap = await this.client.sessions.open(id, { limit: OPEN_TAIL });
       if (token !== this.syncToken) return;
       this.applySnapshot(snap);
     } catch (e) {
       if (token !== this.syncToken) return;
       this.error = ApiError.from(e);
       this.buffer = [];
+      this.completed();
     } finally {
       if (token === this.syncToken) {
         this.syncing = false;
         this.loading = false;
         this.drain();
+        if (this.earlier > 0) void this.loadEarlier();
       }
     }
+  }
+
+  /** Loads the earlier entries a slice at a time, each parsed and put in
+   * front in a task of its own; the virtual list keeps what is on screen
+   * where it is. Stops when the session changes; a failure is kept in
+   * earlierFailed (calling this again goes on). */
+  async loadEarlier(): Promise<void> {
+    const id = this.id;
+    if (!id || this.loadingEarlier) return;
+    const token = this.syncToken;
+    const current = () => token === this.syncToken && this.id === id;
+    this.loadingEarlier = true;
+    this.earlierFailed = false;
+    try {
+      while (current() && this.earlier > 0 && !this.syncing) {
+        const first = this.modelOrder[0];
+        let snap: Snapshot;
+        try {
+          snap = await this.client.sessions.open(id, { limit: EARLIER_SLICE, before: first });
+        } catch (e) {
+          if (current()) {
+            console.error('mnote: could not load the earlier entries', e);
+            this.earlierFailed = true;
+          }
+          return;
+        }
+        // Parsed in the fetch's task; put in front in the next one.
+        await nextTask();
+        if (!current() || this.syncing || this.modelOrder[0] !== first) return;
+        this.prepend(snap.thread.entries ?? [], snap.earlier ?? 0);
+        await nextTask();
+      }
+    } finally {
+      if (token === this.syncToken) this.loadingEarlier = false;
+      if (current() && this.earlier === 0) this.completed();
+    }
+  }
+
+  private prepend(slice: Entry[], earlier: number): void {
+    let planTurn = this.planTurn;
+    const order = prependEntries(this.model, this.modelOrder, slice, (e) => {
+      if (e.kind === 'plan' && e.turn > planTurn) planTurn = e.turn;
+      if (e.streaming) this.streamingIds.add(e.id);
+    });
+    // A slice that gives nothing would never end: all is there then.
+    this.earlier = order.length > this.modelOrder.length ? earlier : 0;
+    this.modelOrder = order;
+    this.orderDirty = false;
+    this.order = order.slice();
+    this.planTurn = planTurn;
   }
 
   private drain(): void {
@@ -328,6 +406,8 @@ export class SessionStore {
     this.termDirty = false;
     this.terminals = new Map(this.termModel);
     this.error = null;
+    this.earlier = snap.earlier ?? 0;
+    this.earlierFailed = false;
     this.generation++;
     this.prompts.schedule();
   }
@@ -591,6 +671,10 @@ export class SessionStore {
     const seqBefore = this.seq;
     this.running = true;
     this.lastOutputMs = Date.now();
+    // A shared session's choice of what members also see goes with every
+    // prompt, queued and retried ones too (as it is when each is sent).
+    const share = readShareChoice(id);
+    if (share.thoughts || share.toolSummaries) extra = { ...extra, share };
     try {
       await (extra ? this.client.sessions.prompt(id, text, extra) : this.client.sessions.prompt(id, text));
       return true;
