@@ -175,3 +175,84 @@ func TestAttachmentMoveKeepsTheLinksEscaping(t *testing.T) {
 		t.Fatalf("rewrites = %q\nwant %q", got, want)
 	}
 }
+
+// [[report.pdf]] and the embed ![[图 1.png]] resolve among the folder's
+// attachments by Obsidian's rules (the file name anywhere, beside the
+// linking note first, then the shortest path), and keep up with the
+// files as they come, move and go.
+func TestResolveAttachments(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "日记/周一.md", "![[图 1.png]] [[report.pdf]]\n")
+	write(t, dir, "a/图 1.png", "png")
+	write(t, dir, "日记/图 1.png", "png beside")
+	write(t, dir, "deep/er/report.pdf", "pdf")
+	write(t, dir, ".git/x/report.pdf", "ignored")
+	write(t, dir, "report.md", "# a note named report")
+	ix := openIndex(t, dir)
+	if _, err := ix.Sync(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(from, target string) string {
+		t.Helper()
+		p, err := ix.Resolve(t.Context(), from, Link{Target: target, Wiki: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct{ from, target, want string }{
+		{"日记/周一.md", "图 1.png", "日记/图 1.png"}, // beside the note first
+		{"其他.md", "图 1.png", "a/图 1.png"},     // then the shortest path
+		{"其他.md", "A/图 1.PNG", "a/图 1.png"},   // a path, any case
+		{"日记/周一.md", "report.pdf", "deep/er/report.pdf"},
+		{"日记/周一.md", "report", "report.md"}, // a note, not the PDF
+		{"日记/周一.md", "none.png", ""},
+		{"日记/周一.md", "er/report.pdf", "deep/er/report.pdf"},
+		{"日记/周一.md", "r/report.pdf", ""}, // a path's last folders, whole
+	} {
+		if got := resolve(c.from, c.target); got != c.want {
+			t.Errorf("Resolve(%s, %s) = %q, want %q", c.from, c.target, got, c.want)
+		}
+	}
+
+	// The watcher's changes: a file added, one moved, one gone, a folder removed.
+	write(t, dir, "新/报告 2.pdf", "pdf")
+	if err := ix.Update(t.Context(), "新/报告 2.pdf"); err != nil {
+		t.Fatal(err)
+	}
+	mv(t, dir, "日记/图 1.png", "存档/图 1.png")
+	if err := ix.Update(t.Context(), "日记/图 1.png"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Update(t.Context(), "存档/图 1.png"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "deep")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Remove(t.Context(), "deep"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, target, want string }{
+		{"x.md", "报告 2.pdf", "新/报告 2.pdf"},
+		{"日记/周一.md", "图 1.png", "a/图 1.png"}, // the one beside it moved away
+		{"存档/a.md", "图 1.png", "存档/图 1.png"},
+		{"x.md", "report.pdf", ""},
+	} {
+		if got := resolve(c.from, c.target); got != c.want {
+			t.Errorf("after changes: Resolve(%s, %s) = %q, want %q", c.from, c.target, got, c.want)
+		}
+	}
+	// A full Sync agrees with what the updates made, and finds a file
+	// that came while nobody watched.
+	write(t, dir, "late.webp", "webp")
+	if _, err := ix.Sync(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := resolve("x.md", "LATE.webp"); got != "late.webp" {
+		t.Errorf("after Sync: late.webp resolves to %q", got)
+	}
+	if got := resolve("x.md", "报告 2.pdf"); got != "新/报告 2.pdf" {
+		t.Errorf("after Sync: 报告 2.pdf resolves to %q", got)
+	}
+}

@@ -28,7 +28,9 @@
 // points at a heading, [[Name|alias]] shows alias. A relative Markdown link
 // ([text](../b.md)) resolves against the linking note's folder. Links are
 // kept as written, and resolved when asked, so a note created later
-// resolves links written before it.
+// resolves links written before it. A wikilink naming a file that is no
+// note ([[report.pdf]], ![[图 1.png]]) resolves the same way among the
+// folder's attachments, which the index lists by file name (files).
 //
 // When a note is renamed or moved, MoveRewrites computes the new text of
 // every note whose links pointed at it (RewriteLinks: wikilinks keep their

@@ -25,7 +25,7 @@ const MaxNoteSize = 4 << 20
 
 // schemaVersion is PRAGMA user_version of the index. An index of another
 // version is dropped and built again: it is derived.
-const schemaVersion = 3 // 2: titles and tags (tags.go); 3: links to attachments (links.file)
+const schemaVersion = 4 // 2: titles and tags (tags.go); 3: links to attachments (links.file); 4: the attachments (files)
 
 const schema = `
 CREATE TABLE IF NOT EXISTS notes (
@@ -57,6 +57,11 @@ CREATE TABLE IF NOT EXISTS links (
     file    INTEGER NOT NULL DEFAULT 0 -- 1: to a file that is no note (an attachment)
 );
 CREATE INDEX IF NOT EXISTS links_src ON links (src);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT NOT NULL PRIMARY KEY, -- a file that is no note (an attachment)
+    name TEXT NOT NULL              -- its lower-case file name, for [[a.pdf]] and ![[a.png]]
+);
+CREATE INDEX IF NOT EXISTS files_name ON files (name);
 CREATE INDEX IF NOT EXISTS links_key ON links (key);
 CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5 (
     text,
@@ -192,9 +197,14 @@ type fileInfo struct {
 func (ix *Index) Sync(ctx context.Context, progress func(done, total int)) (Stats, error) {
 	var st Stats
 	onDisk := make(map[string]fileInfo)
+	files := make(map[string]bool) // the attachments
 	err := ix.ws.WalkAgentFiles(ctx, func(p string, fi fs.FileInfo) error {
-		if isNoteName(p) && !ix.ignoredPath(p) {
+		switch {
+		case ix.ignoredPath(p):
+		case isNoteName(p):
 			onDisk[p] = fileInfo{fi.Size(), fi.ModTime().UnixNano()}
+		default:
+			files[p] = true
 		}
 		return nil
 	})
@@ -234,6 +244,9 @@ func (ix *Index) Sync(ctx context.Context, progress func(done, total int)) (Stat
 			}
 			st.Removed++
 		}
+	}
+	if err := syncFiles(ctx, tx, files); err != nil {
+		return st, err
 	}
 	ps, err := prepare(ctx, tx)
 	if err != nil {
@@ -281,7 +294,11 @@ func (ix *Index) Update(ctx context.Context, rel string) error {
 		return fmt.Errorf("notes: %w", err)
 	}
 	defer tx.Rollback()
-	if lerr != nil || !fi.Mode().IsRegular() || !isNoteName(rel) || ix.ignoredPath(rel) {
+	regular := lerr == nil && fi.Mode().IsRegular() && !ix.ignoredPath(rel)
+	if err := setFile(ctx, tx, rel, regular && !isNoteName(rel)); err != nil {
+		return err
+	}
+	if !regular || !isNoteName(rel) {
 		if err := deleteNote(ctx, tx, rel); err != nil {
 			return err
 		}
@@ -319,6 +336,9 @@ func (ix *Index) Remove(ctx context.Context, rel string) error {
 		if err := deleteNote(ctx, tx, p); err != nil {
 			return err
 		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE path = ? OR (path >= ? AND path < ?)`, rel, rel+"/", rel+"0"); err != nil {
+		return fmt.Errorf("notes: drop %s: %w", rel, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("notes: %w", err)
@@ -450,6 +470,53 @@ func linkKey(l Link) string {
 		key = strings.TrimSuffix(key, path.Ext(key))
 	}
 	return key
+}
+
+// syncFiles makes the attachments the index knows those of onDisk.
+func syncFiles(ctx context.Context, tx *sql.Tx, onDisk map[string]bool) error {
+	rows, err := tx.QueryContext(ctx, `SELECT path FROM files`)
+	if err != nil {
+		return fmt.Errorf("notes: attachments: %w", err)
+	}
+	var gone []string
+	known := make(map[string]bool)
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return fmt.Errorf("notes: attachments: %w", err)
+		}
+		known[p] = true
+		if !onDisk[p] {
+			gone = append(gone, p)
+		}
+	}
+	rows.Close()
+	for _, p := range gone {
+		if err := setFile(ctx, tx, p, false); err != nil {
+			return err
+		}
+	}
+	for p := range onDisk {
+		if !known[p] {
+			if err := setFile(ctx, tx, p, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setFile records rel as an attachment (is), or drops it.
+func setFile(ctx context.Context, tx *sql.Tx, rel string, is bool) error {
+	q, args := `DELETE FROM files WHERE path = ?`, []any{rel}
+	if is {
+		q, args = `INSERT OR IGNORE INTO files (path, name) VALUES (?, ?)`, []any{rel, strings.ToLower(path.Base(rel))}
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("notes: attachment %s: %w", rel, err)
+	}
+	return nil
 }
 
 // deleteNote drops a note's rows. The full-text rows go by rowid: FTS5

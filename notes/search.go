@@ -286,10 +286,14 @@ func (ix *Index) List(ctx context.Context, folder string) ([]Note, error) {
 func (ix *Index) Resolve(ctx context.Context, from string, l Link) (string, error) {
 	target := l.Target
 	name := strings.ToLower(path.Base(target))
-	if !l.Wiki {
+	q := `SELECT path FROM notes WHERE name = ?`
+	switch {
+	case l.Wiki && isFileTarget(target):
+		q = `SELECT path FROM files WHERE name = ?` // [[a.pdf]], ![[a.png]]: an attachment
+	case !l.Wiki:
 		name = strings.TrimSuffix(name, path.Ext(name))
 	}
-	rows, err := ix.r.QueryContext(ctx, `SELECT path FROM notes WHERE name = ?`, name)
+	rows, err := ix.r.QueryContext(ctx, q, name)
 	if err != nil {
 		return "", fmt.Errorf("notes: resolve %s: %w", target, err)
 	}
@@ -316,6 +320,9 @@ func pick(from string, l Link, cands []string) string {
 			continue
 		}
 		stem := strings.TrimSuffix(lc, path.Ext(lc))
+		if isFileTarget(l.Target) {
+			stem = lc // an attachment is named with its extension
+		}
 		if stem == lt || strings.HasSuffix(stem, "/"+lt) {
 			ok = append(ok, c)
 		}

@@ -219,6 +219,45 @@ describe('live preview', () => {
     expect(v.contentDOM.querySelector<HTMLImageElement>('img.cm-lp-img')?.getAttribute('src')).toBe('data:image/png;base64,AAAA');
   });
 
+  it('an embed ![[图 1.png|240]] shows the image its name finds (embedURL), at that width; on the line being edited its markup shows with it', async () => {
+    const asked: string[] = [];
+    const v = editor('前 ![[图 1.png|240]] 后\n![[报告.pdf]] 和 ![[缓存设计]]\n末', {
+      embedURL: async (target) => (asked.push(target), 'data:image/png;base64,AAAA'),
+    });
+    expect(asked).toEqual(['图 1.png']);
+    await Promise.resolve();
+    const img = v.contentDOM.querySelector<HTMLImageElement>('img.cm-lp-img');
+    expect(img?.getAttribute('src')).toBe('data:image/png;base64,AAAA');
+    expect(img?.width).toBe(240);
+    expect(img?.alt).toBe('图 1.png');
+    expect(lineText(v, 1)).toBe('前  后'); // the markup is the image
+    // A file and a note: their links, the "!" hidden with the brackets.
+    expect(lineText(v, 2)).toBe('报告.pdf 和 缓存设计');
+    expect(lineEl(v, 2).querySelectorAll('.cm-lp-wikilink').length).toBe(2);
+    v.dispatch({ selection: EditorSelection.cursor(2) });
+    expect(lineText(v, 1)).toBe('前 ![[图 1.png|240]] 后');
+    expect(v.contentDOM.querySelector('img.cm-lp-img')).not.toBeNull(); // still shown, after its markup
+  });
+
+  it('an embed whose name finds no image shows its name as missing', async () => {
+    const v = editor('![[没有.png]]\n末', { embedURL: async () => null });
+    await Promise.resolve();
+    await Promise.resolve();
+    await new Promise((r) => setTimeout(r, 50)); // the editor's DOM observer has looked
+    expect(v.contentDOM.querySelector('img.cm-lp-img')).toBeNull();
+    expect(v.contentDOM.querySelector('.cm-lp-img-missing')?.textContent).toContain('没有.png');
+    // and the note is as written: the placeholder is never read as typed text
+    expect(v.state.doc.toString()).toBe('![[没有.png]]\n末');
+  });
+
+  it('an image of the notes folder that cannot be loaded leaves the note as written', async () => {
+    const doc = '# 周报\n![截图](附件/没有.png) 之后的字\n末';
+    const v = editor(doc, { imageURL: async () => null });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(v.contentDOM.querySelector('.cm-lp-img-missing')?.textContent).toContain('截图');
+    expect(v.state.doc.toString()).toBe(doc);
+  });
+
   it('images from elsewhere are not loaded (the preview pane rule)', () => {
     const v = editor('![外链](http://evil.example/x.png)\n末');
     expect(v.contentDOM.querySelector('img.cm-lp-img')).toBeNull();

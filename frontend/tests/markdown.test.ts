@@ -442,3 +442,49 @@ describe('MarkdownStream: a flood that starts long', () => {
     expect(html).toContain('<h1');
   });
 });
+
+describe('embeds ![[…]] (Obsidian)', () => {
+  it('an image embed is an image the notes preview loads by its name, at the width given', () => {
+    const root = dom(renderMarkdown('前 ![[附件/图 1.png|320]] 后\n\n![[截图.webp|说明]]'));
+    const [a, b] = root.querySelectorAll('img');
+    expect(a.className).toBe('md-embed');
+    expect(a.getAttribute('data-embed')).toBe('附件/图 1.png|320');
+    expect(a.getAttribute('width')).toBe('320');
+    expect(a.getAttribute('alt')).toBe('图 1.png');
+    expect(a.hasAttribute('src')).toBe(false); // loaded by the preview, never by the page
+    expect(b.getAttribute('alt')).toBe('说明');
+    expect(b.hasAttribute('width')).toBe(false);
+    expect(root.textContent).not.toContain('!');
+  });
+
+  it('a file embed and a note embed are links that open them', () => {
+    const root = dom(renderMarkdown('![[报告.pdf]] ![[缓存设计#结果]]'));
+    const [f, n] = root.querySelectorAll('a');
+    expect(f.className).toBe('md-wikilink md-embed-file');
+    expect(f.getAttribute('data-wiki')).toBe('报告.pdf');
+    expect(f.textContent).toBe('报告.pdf');
+    expect(n.className).toBe('md-wikilink md-embed-note');
+    expect(n.textContent).toBe('缓存设计 › 结果');
+    expect(f.hasAttribute('href') || n.hasAttribute('href')).toBe(false);
+  });
+
+  it('in code it stays text', () => {
+    const root = dom(renderMarkdown('`![[a.png]]`\n\n```\n![[b.png]]\n```'));
+    expect(root.querySelectorAll('img')).toHaveLength(0);
+    expect(root.textContent).toContain('![[a.png]]');
+  });
+
+  it('raw HTML cannot borrow what an embed carries (data-embed, a width that is no number)', () => {
+    const root = dom(
+      sanitize('<a data-embed="x.png" class="md-embed">a</a><img class="md-local" data-embed="y.png" width="100%;x" height="5"><img class="md-embed" data-embed="z.png" width="javascript:1">'),
+    );
+    const [i1, i2] = root.querySelectorAll('img');
+    expect(root.querySelector('a')?.hasAttribute('data-embed')).toBe(false);
+    expect(i1.hasAttribute('data-embed')).toBe(false);
+    expect(i1.hasAttribute('width')).toBe(false);
+    expect(i1.getAttribute('height')).toBe('5');
+    expect(i2.getAttribute('data-embed')).toBe('z.png');
+    expect(i2.hasAttribute('width')).toBe(false);
+    assertInert(root);
+  });
+});

@@ -61,6 +61,8 @@ export interface EditorHooks extends WritingHooks {
   rename?(): void;
   /** Live preview: a URL for an image of the notes folder the note names (relative to the note; null: not shown). */
   imageURL?(href: string): Promise<string | null>;
+  /** Live preview: a URL for the image an embed ![[target]] names (found by name, as a link is; null: not shown). */
+  embedURL?(target: string): Promise<string | null>;
 }
 
 /** One completion of a link: `insert` replaces what was typed after [[ (or #). */

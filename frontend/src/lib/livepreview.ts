@@ -30,6 +30,7 @@ import { linkAt, linksInLine, type LineLink } from './links';
 import { frontMatterEnd } from './outline';
 import { anchorLink, isLocalPath, localImageSrc, renderMarkdown, safeImageSrc } from './markdown';
 import { toggleLine } from './tasks';
+import { embedKind, embedSize } from './unresolved';
 
 /** What live preview asks of the app: following links, an image's URL. */
 export interface LiveHooks {
@@ -37,6 +38,8 @@ export interface LiveHooks {
   openTag?(tag: string): void;
   /** A URL for an image of the notes folder the note names (relative to the note; null: not shown), as the preview loads them. */
   imageURL?(href: string): Promise<string | null>;
+  /** A URL for the image an embed ![[target]] names (found as a link is: by name in the folder; null: not shown). */
+  embedURL?(target: string): Promise<string | null>;
 }
 
 /** The hooks of a state (set by makeState). */
@@ -116,16 +119,23 @@ class BulletWidget extends WidgetType {
 }
 const bullet = Decoration.replace({ widget: new BulletWidget() });
 
-/** An image: one of the notes folder (a relative path) loads through the app (imageURL), others by the preview's rule (safeImageSrc). */
+/**
+ * An image: one of the notes folder (a relative path) loads through the
+ * app (imageURL), others by the preview's rule (safeImageSrc); an embed
+ * ![[target]] (embed set: href is its target) by the name (embedURL), at
+ * the width it gives.
+ */
 class ImageWidget extends WidgetType {
   constructor(
     readonly href: string,
     readonly alt: string,
+    readonly embed = false,
+    readonly width = 0,
   ) {
     super();
   }
   override eq(o: ImageWidget): boolean {
-    return o.href === this.href && o.alt === this.alt;
+    return o.href === this.href && o.alt === this.alt && o.embed === this.embed && o.width === this.width;
   }
   toDOM(view: EditorView): HTMLElement {
     const missing = () => {
@@ -134,24 +144,33 @@ class ImageWidget extends WidgetType {
       s.textContent = '🖼 ' + (this.alt || m.editor_lp_image());
       return s;
     };
-    const local = isLocalPath(this.href);
+    const hooks = view.state.facet(liveHooks);
+    const local = this.embed || isLocalPath(this.href);
     const src = local ? null : safeImageSrc(this.href);
-    const load = view.state.facet(liveHooks).imageURL;
+    const load = this.embed ? hooks.embedURL : hooks.imageURL;
     if (!local && src === null) return missing();
     if (local && !load) return missing();
+    // The widget's own element stays what toDOM returned: the editor
+    // reads an element of the line replaced under it as typed text (the
+    // note's "![[a.png]]" became "🖼 a.png", and was saved so). A failed
+    // load changes only what is inside it.
+    const box = document.createElement('span');
+    box.className = 'cm-lp-imgbox';
     const img = document.createElement('img');
     img.className = 'cm-lp-img';
     img.alt = this.alt;
+    if (this.width) img.width = this.width;
     img.loading = 'lazy';
     img.referrerPolicy = 'no-referrer';
     img.addEventListener('load', () => view.requestMeasure());
+    box.append(img);
     if (src !== null) img.src = src;
     else
       void load?.(this.href).then((url) => {
         if (url) img.src = url;
-        else img.replaceWith(missing());
+        else box.replaceChildren(missing());
       });
-    return img;
+    return box;
   }
 }
 
@@ -471,6 +490,20 @@ function wikilinks(c: Ctx, tree: Tree, from: number, to: number): void {
       const b = line.from + l.to;
       if (inCode(tree, a)) continue;
       const inner = line.text.slice(l.from + 2, l.to - 2);
+      if (line.text[l.from - 1] === '!' && l.target) {
+        // An embed: an image shown (in place of its markup, or after it
+        // on the line being edited); a file or a note as its link.
+        const kind = embedKind(l.target);
+        if (kind === 'image') {
+          const size = embedSize(l.alias);
+          const name = l.target.slice(l.target.lastIndexOf('/') + 1);
+          const widget = new ImageWidget(l.target, size ? name : l.alias || name, true, size?.width ?? 0);
+          if (shown) c.out.push(Decoration.replace({ widget }).range(a - 1, b));
+          else c.out.push(Decoration.widget({ widget, side: 1 }).range(b));
+          continue;
+        }
+        if (shown) hideRange(c, a - 1, a);
+      }
       const bar = inner.indexOf('|');
       const textFrom = bar >= 0 ? a + 2 + bar + 1 : a + 2;
       const textTo = b - 2;

@@ -28,6 +28,7 @@ import { highlight } from './highlight';
 import { locale, m } from './i18n.svelte';
 import { isNoteHref, wikiParts, type LineLink } from './links';
 import { joinsTight } from './cjk';
+import { embedKind, embedSize } from './unresolved';
 import { writePrefs } from './writeprefs.svelte';
 
 export interface MarkdownOptions {
@@ -257,8 +258,48 @@ export function noteHref(a: Element): string | null {
   return a.getAttribute('data-note');
 }
 
+/** The HTML of an embed ![[inner]]: an image loaded by the notes preview (img.md-embed, data-embed: see embedTarget), another file or a note as a link to open. */
+function embedHtml(inner: string): string {
+  const p = wikiParts(inner);
+  const kind = embedKind(p.target);
+  const name = p.target.slice(p.target.lastIndexOf('/') + 1);
+  if (kind === 'image') {
+    const size = embedSize(p.alias);
+    const dims = size ? ` width="${size.width}"` + (size.height ? ` height="${size.height}"` : '') : '';
+    const alt = size ? name : p.alias || name;
+    return `<img class="md-embed" data-embed="${escapeHtml(inner)}" alt="${escapeHtml(alt)}"${dims}>`;
+  }
+  const shown = p.alias || (kind === 'file' ? name : p.heading ? `${p.target} › ${p.heading}` : p.target);
+  const title = p.target + (p.heading ? '#' + p.heading : '');
+  return `<a class="md-wikilink md-embed-${kind}" data-wiki="${escapeHtml(inner)}" title="${escapeHtml(title)}">${escapeHtml(shown)}</a>`;
+}
+
+/** The wikilink target an embedded image of the preview names (its data-embed), null for another image. */
+export function embedTarget(img: Element): string | null {
+  if (!img.classList.contains('md-embed')) return null;
+  const inner = img.getAttribute('data-embed');
+  return inner === null ? null : wikiParts(inner).target || null;
+}
+
 md.use({
   extensions: [
+    {
+      // ![[图 1.png]], ![[a.png|300]], ![[report.pdf]], ![[Note]] (Obsidian's embeds).
+      name: 'embed',
+      level: 'inline',
+      start(src: string) {
+        const i = src.indexOf('![[');
+        return i < 0 ? undefined : i;
+      },
+      tokenizer(src: string) {
+        const m = /^!\[\[([^[\]\n]+?)\]\]/.exec(src);
+        if (!m || !wikiParts(m[1]).target) return undefined;
+        return { type: 'embed', raw: m[0], inner: m[1] };
+      },
+      renderer(tok) {
+        return embedHtml(String((tok as { inner?: unknown }).inner ?? ''));
+      },
+    },
     {
       name: 'wikilink',
       level: 'inline',
@@ -389,7 +430,7 @@ const ALLOWED_TAGS = [
 ];
 const ALLOWED_ATTR = [
   'href', 'title', 'alt', 'src', 'class', 'type', 'checked', 'disabled', 'align', 'start', 'colspan', 'rowspan',
-  'aria-label', 'data-wiki', 'data-line', 'data-src',
+  'aria-label', 'data-wiki', 'data-line', 'data-src', 'data-embed', 'width', 'height',
 ];
 const CLASS_OK = /^(hljs(-[\w-]+)?|language-[\w+-]+|code-(block|head|lang)|copy-btn|md-[\w-]+)$/;
 
@@ -401,7 +442,7 @@ const PURIFY_CONFIG: Config = {
   ALLOW_UNKNOWN_PROTOCOLS: false,
   // A wikilink's inside is a note's name, never a URL ("Meeting: notes"
   // must survive); nothing navigates to it.
-  ADD_URI_SAFE_ATTR: ['data-wiki', 'data-src'],
+  ADD_URI_SAFE_ATTR: ['data-wiki', 'data-src', 'data-embed'],
   FORBID_TAGS: ['script', 'style', 'iframe', 'frame', 'object', 'embed', 'form', 'svg', 'math', 'link', 'meta', 'base'],
   FORBID_ATTR: ['style', 'srcset', 'action', 'formaction'],
   ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
@@ -423,7 +464,12 @@ function getPurifier(): Purifier {
       if (kept.length) el.setAttribute('class', kept.join(' '));
       else el.removeAttribute('class');
     }
-    if (el.tagName !== 'IMG') el.removeAttribute('data-src');
+    if (el.tagName !== 'IMG') {
+      el.removeAttribute('data-src');
+      el.removeAttribute('width');
+      el.removeAttribute('height');
+    }
+    if (el.tagName !== 'IMG' || !el.classList.contains('md-embed')) el.removeAttribute('data-embed');
     switch (el.tagName) {
       case 'A': {
         const href = el.getAttribute('href');
@@ -447,6 +493,10 @@ function getPurifier(): Purifier {
         break;
       }
       case 'IMG': {
+        for (const d of ['width', 'height']) {
+          const v = el.getAttribute(d);
+          if (v !== null && !/^\d{1,4}$/.test(v)) el.removeAttribute(d);
+        }
         const local = el.getAttribute('data-src');
         if (local !== null && !(el.classList.contains('md-local') && isLocalPath(local))) el.removeAttribute('data-src');
         const raw = el.getAttribute('src');

@@ -22,6 +22,19 @@ export function isFileTarget(target: string): boolean {
   return !!ext && !isMarkdown('x' + ext) && isKnownExt(ext);
 }
 
+/** What an embed ![[target]] shows: an image inline (the kinds files.image reads), another file as a link that opens it, a note as a link to it. */
+export function embedKind(target: string): 'image' | 'file' | 'note' {
+  if (!isFileTarget(target)) return 'note';
+  return /\.(png|jpe?g|gif|webp)$/i.test(target) ? 'image' : 'file';
+}
+
+/** An image embed's size, as Obsidian writes it after the bar (![[a.png|300]], ![[a.png|300x200]]); null when that is alt text. */
+export function embedSize(alias: string): { width: number; height?: number } | null {
+  const mt = /^(\d{1,4})(?:x(\d{1,4}))?$/.exec(alias.trim());
+  if (!mt) return null;
+  return mt[2] ? { width: Number(mt[1]), height: Number(mt[2]) } : { width: Number(mt[1]) };
+}
+
 function stemLower(path: string): string {
   return path.toLowerCase().replace(/\.(md|markdown)$/, '');
 }

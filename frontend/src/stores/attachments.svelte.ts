@@ -12,7 +12,7 @@ import { bytes } from '../lib/format';
 import { m } from '../lib/i18n.svelte';
 import { toBase64 } from '../lib/images';
 import { relativeLinkPath } from '../lib/links';
-import { localImageSrc } from '../lib/markdown';
+import { embedTarget, localImageSrc } from '../lib/markdown';
 import type { ToastStore } from './toasts.svelte';
 
 /** The largest file files.attach takes (API.md): checked here first to say so at once. */
@@ -52,6 +52,22 @@ export class AttachmentsStore {
   imageURL(notePath: string, href: string): Promise<string | null> {
     const path = relativeLinkPath(notePath, href);
     if (!path) return Promise.resolve(null);
+    return this.pathURL(path);
+  }
+
+  /** The image an embed ![[target]] in the note notePath shows, found as a link is (notes.resolve: by name anywhere in the folder, beside the note first), as a blob: URL; null when none is found or it is no image. */
+  async embedURL(notePath: string, target: string): Promise<string | null> {
+    let path: string;
+    try {
+      path = await this.client.notes.resolve(notePath, target, true);
+    } catch {
+      return null;
+    }
+    return path ? this.pathURL(path) : null;
+  }
+
+  /** An image of the workspace (its path) as a blob: URL, loaded once. */
+  private pathURL(path: string): Promise<string | null> {
     let u = this.urls.get(path);
     if (!u) {
       u = this.client.files.image(path).then(
@@ -80,14 +96,16 @@ export class AttachmentsStore {
 
   /** Loads the images of the notes folder that rendered Markdown under root shows (for the note notePath). */
   showImages(root: ParentNode, notePath: string): void {
-    for (const img of root.querySelectorAll<HTMLImageElement>('img.md-local:not([src])')) {
+    for (const img of root.querySelectorAll<HTMLImageElement>('img.md-local:not([src]), img.md-embed:not([src])')) {
+      if (img.dataset.loading === '1') continue;
       const href = localImageSrc(img);
-      if (href === null || img.dataset.loading === '1') continue;
+      const target = href === null ? embedTarget(img) : null;
+      if (href === null && target === null) continue;
       img.dataset.loading = '1';
-      void this.imageURL(notePath, href).then((url) => {
+      void (href !== null ? this.imageURL(notePath, href) : this.embedURL(notePath, target ?? '')).then((url) => {
         delete img.dataset.loading;
+        img.classList.toggle('md-missing', !url);
         if (url) img.src = url;
-        else img.classList.add('md-missing');
       });
     }
   }

@@ -16,7 +16,7 @@ import { extOf } from '../lib/rename';
 import { readBool, writeBool } from '../lib/prefs';
 import type { Command } from '../lib/commands.svelte';
 import { linkFragment, newNotePath, noteName, relativeLinkPath, wikiParts, type LineLink, type LinkCompletion } from '../lib/links';
-import { linkResolves, NoteNames } from '../lib/unresolved';
+import { isFileTarget, linkResolves, NoteNames } from '../lib/unresolved';
 import type { ConfirmStore } from './confirm.svelte';
 import type { ToastStore } from './toasts.svelte';
 
@@ -349,6 +349,12 @@ export class NotesStore {
     const r = await this.resolve(from, link);
     if (!r) return false;
     if (r.path) return this.openAtHeading(r.path, r.heading);
+    if (link.kind === 'wiki' && isFileTarget(link.target)) {
+      // [[report.pdf]], ![[图.png]]: an attachment no file answers, never a note to create.
+      const name = link.target;
+      this.toasts.error(() => m.notes_attachment_missing({ name }));
+      return false;
+    }
     return this.offerCreate(link.kind === 'wiki' ? newNotePath(from, r.target) : r.target, r.target);
   }
 
