@@ -239,6 +239,14 @@ describe('live preview', () => {
     expect(v.contentDOM.querySelector('img.cm-lp-img')).not.toBeNull(); // still shown, after its markup
   });
 
+  it('an embed in a table cell loads by its name too', async () => {
+    const asked: string[] = [];
+    const v = editor('| 图 | 说明 |\n| --- | --- |\n| ![[图 1.png]] | 红点 |\n\n末', { embedURL: async (t) => (asked.push(t), 'data:image/png;base64,AAAA') });
+    await Promise.resolve();
+    expect(asked).toEqual(['图 1.png']);
+    expect(v.contentDOM.querySelector<HTMLImageElement>('.cm-lp-table img.md-embed')?.getAttribute('src')).toBe('data:image/png;base64,AAAA');
+  });
+
   it('an embed whose name finds no image shows its name as missing', async () => {
     const v = editor('![[没有.png]]\n末', { embedURL: async () => null });
     await Promise.resolve();

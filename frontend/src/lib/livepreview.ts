@@ -28,7 +28,7 @@ import { highlight } from './highlight';
 import { m } from './i18n.svelte';
 import { linkAt, linksInLine, type LineLink } from './links';
 import { frontMatterEnd } from './outline';
-import { anchorLink, isLocalPath, localImageSrc, renderMarkdown, safeImageSrc } from './markdown';
+import { anchorLink, embedTarget, isLocalPath, localImageSrc, renderMarkdown, safeImageSrc } from './markdown';
 import { toggleLine } from './tasks';
 import { embedKind, embedSize } from './unresolved';
 
@@ -207,14 +207,16 @@ class TableWidget extends WidgetType {
     d.className = ['cm-lp-table', 'md'].join(' ');
     d.innerHTML = renderMarkdown(this.text); // sanitized by the renderer
     const hooks = view.state.facet(liveHooks);
-    // Images of the notes folder load through the app, as inline ones do.
+    // Images of the notes folder (and embeds) load through the app, as inline ones do.
     for (const img of d.querySelectorAll('img')) {
       const href = localImageSrc(img);
-      if (href === null) continue;
+      const target = href === null ? embedTarget(img) : null;
+      if (href === null && target === null) continue;
       const missing = () => img.replaceWith(Object.assign(document.createElement('span'), { className: 'cm-lp-img-missing', textContent: '🖼 ' + (img.alt || m.editor_lp_image()) }));
-      if (!hooks.imageURL) missing();
+      const load = href !== null ? hooks.imageURL?.bind(hooks, href) : hooks.embedURL?.bind(hooks, target ?? '');
+      if (!load) missing();
       else
-        void hooks.imageURL(href).then((url) => {
+        void load().then((url) => {
           if (url) img.setAttribute('src', url);
           else missing();
         });
@@ -469,8 +471,12 @@ function onNode(c: Ctx, ref: SyntaxNodeRef): boolean | void {
 }
 
 function inCode(tree: Tree, pos: number): boolean {
+  return inNode(tree, pos, ['InlineCode', 'FencedCode', 'CodeBlock']);
+}
+
+function inNode(tree: Tree, pos: number, names: readonly string[]): boolean {
   for (let n: SyntaxNode | null = tree.resolveInner(pos, 1); n; n = n.parent) {
-    if (n.name === 'InlineCode' || n.name === 'FencedCode' || n.name === 'CodeBlock') return true;
+    if (names.includes(n.name)) return true;
   }
   return false;
 }
@@ -495,6 +501,7 @@ function wikilinks(c: Ctx, tree: Tree, from: number, to: number): void {
         // on the line being edited); a file or a note as its link.
         const kind = embedKind(l.target);
         if (kind === 'image') {
+          if (shown && inNode(tree, a, ['Table'])) continue; // the drawn table shows it
           const size = embedSize(l.alias);
           const name = l.target.slice(l.target.lastIndexOf('/') + 1);
           const widget = new ImageWidget(l.target, size ? name : l.alias || name, true, size?.width ?? 0);
