@@ -10,7 +10,7 @@
 // `mnote serve` and the services' lifetime in the window (Wails gives bound
 // methods none); Shutdown ends the latter. Methods lists the dispatch
 // table; tests check it against API.md, and the Go structs against the
-// UI's frontend/src/api/types.ts.
+// UI's frontend/src/api/types/ (re-exported by types.ts).
 //
 // Events go out through an Emitter: the link to the window (app/cli), Hub (a
 // WebSocket fan-out) in `mnote serve`, Recorder in tests. Each live

@@ -23,8 +23,30 @@ import (
 	"mnote/workspace"
 )
 
-// typesTS is the UI's copy of the API's types.
-const typesTS = "../frontend/src/api/types.ts"
+// typesTS is the UI's copy of the API's types: it re-exports the files of
+// typesDir, one an area, where the interfaces are.
+const (
+	typesTS  = "../frontend/src/api/types.ts"
+	typesDir = "../frontend/src/api/types"
+)
+
+// readTypesTS is types.ts and the files of typesDir, one after the other.
+func readTypesTS(t *testing.T) string {
+	files, err := filepath.Glob(filepath.Join(typesDir, "*.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, f := range append([]string{typesTS}, files...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+		src.WriteByte('\n')
+	}
+	return src.String()
+}
 
 // contract pairs each TypeScript interface of types.ts with the Go types
 // whose JSON it describes (what the bridge returns or emits).
@@ -137,11 +159,7 @@ var notInContract = map[string]string{
 // it out (omitempty, omitzero), of a matching kind where types.ts names a
 // primitive or an array; and the interface has no field Go does not send.
 func TestTypesContract(t *testing.T) {
-	src, err := os.ReadFile(typesTS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := parseTS(string(src))
+	ts := parseTS(readTypesTS(t))
 	for name, gos := range contract {
 		iface, ok := ts.interfaces[name]
 		if !ok {

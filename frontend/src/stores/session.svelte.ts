@@ -1,10 +1,12 @@
 // The open session: its entries (by id, in order), seq, pending permissions,
-// turn state, usage, modes, config options and commands.
+// turn state, usage, modes, config options and commands; opening it, the
+// events applied to it and what is asked of its agent.
 //
-// Events are applied to a plain model at once (seq checks, text appends);
-// what components read is updated from it at most once per animation frame
-// (FrameBatcher), and then only for the entries that changed: each entry
-// lives in its own EntryCell, so a streaming message re-renders alone.
+// Events are applied at once (seq checks, text appends) to the thread's
+// plain model (stores/thread.svelte.ts), which updates what components
+// read at most once per animation frame. Its notices are a NoticeList
+// (stores/notices.svelte.ts), what its agent offers to set AgentControls
+// (stores/controls.svelte.ts), its queued prompts a PromptQueue.
 
 import { ApiError, type Client } from '../api';
 import type {
@@ -25,50 +27,27 @@ import type {
   ThreadEvent,
   Usage,
 } from '../api/types';
-import { FrameBatcher, type Scheduler } from '../lib/frame';
+import type { Scheduler } from '../lib/frame';
 import { noticeText } from '../lib/errtext';
 import { m } from '../lib/i18n.svelte';
 import { readShareChoice } from '../lib/prefs';
-import { EARLIER_SLICE, OPEN_TAIL, nextTask, prependEntries } from './earlier';
-import { EntryCell, SessionImages, keepTail } from './entrycell.svelte';
+import { AgentControls } from './controls.svelte';
+import { EARLIER_SLICE, OPEN_TAIL, nextTask } from './earlier';
+import { type EntryCell, SessionImages } from './entrycell.svelte';
+import { NoticeList, failNotice, withMessage, type Notice } from './notices.svelte';
 import { PromptQueue, type QueuedPrompt } from './queue.svelte';
+import { ThreadModel } from './thread.svelte';
 
 export { EntryCell, TERMINAL_KEEP, keepTail } from './entrycell.svelte';
-
-export interface Notice {
-  id: number;
-  level: 'info' | 'warn' | 'error';
-  message: string;
-  details?: string;
-  action?: string;
-  /** The API error code when the notice came from a failed call. */
-  code?: string;
-}
-
-let noticeIds = 0;
-
+export type { Notice } from './notices.svelte';
 export { MAX_QUEUED, type QueuedPrompt } from './queue.svelte';
-
-/** A notice whose message is a getter: the text is made when it is read
- * (while rendering), so switching the language rewords it at once. */
-function withMessage(n: Omit<Notice, 'id' | 'message'>, message: () => string): Omit<Notice, 'id'> {
-  return Object.defineProperty(n, 'message', { get: message, enumerable: true, configurable: true }) as Omit<Notice, 'id'>;
-}
 
 export class SessionStore {
   // ---- what components read -----------------------------------------------
   id: string | null = $state(null);
   summary: SessionSummary | null = $state.raw(null);
-  /** Entry ids in thread order. */
-  order: string[] = $state.raw([]);
   title = $state('');
   usage: Usage | null = $state.raw(null);
-  modes: Mode[] = $state.raw([]);
-  currentModeId = $state('');
-  models: Model[] = $state.raw([]);
-  currentModelId = $state('');
-  configOptions: ConfigOption[] = $state.raw([]);
-  commands: Command[] = $state.raw([]);
   plan: PlanEntry[] = $state.raw([]);
   /** The turn the plan belongs to (its bar shows in that turn only). */
   planTurn = $state(0);
@@ -78,7 +57,6 @@ export class SessionStore {
   running = $state(false);
   turn = $state(0);
   stopReason = $state('');
-  notices: Notice[] = $state.raw([]);
   loading = $state(false);
   error: ApiError | null = $state.raw(null);
   /** Bumped whenever the thread is replaced by a snapshot. */
@@ -93,10 +71,8 @@ export class SessionStore {
   lastExtra: PromptExtras | undefined = $state.raw(undefined);
   /** The last turn ended in an error (a crash, a failed start). */
   lastTurnFailed = $state(false);
-  /** The agent's terminals by id (replaced, never mutated, on change). */
-  terminals: ReadonlyMap<string, Terminal> = $state.raw(new Map());
 
-  // ---- the model, updated at once -----------------------------------------
+  // ---- plain state, and the parts the store owns ----------------------------
   /** Seq of the last event applied. */
   seq = 0;
   /** When the session last heard from its agent (an event) or a turn
@@ -104,22 +80,17 @@ export class SessionStore {
   lastOutputMs = 0;
   /** How many snapshot fetches a seq gap (or reconnect) caused. */
   refetches = 0;
-  private model = new Map<string, Entry>();
-  private modelOrder: string[] = [];
-  private cells = new Map<string, EntryCell>();
-  private dirty = new Set<string>();
-  /** Entries whose `streaming` is set (normally at most one). */
-  private streamingIds = new Set<string>();
-  private orderDirty = false;
-  private termModel = new Map<string, Terminal>();
-  private termDirty = false;
+  /** The entries and terminals (stores/thread.svelte.ts). */
+  private readonly thread: ThreadModel;
+  private readonly noticeList = new NoticeList();
+  /** Modes, models, config options, commands (stores/controls.svelte.ts). */
+  private readonly controls: AgentControls;
   private buffer: ThreadEvent[] = [];
   private syncing = false;
   private syncToken = 0;
   /** Waiting for the earlier entries (whenComplete). */
   private completeWaiters: (() => void)[] = [];
   private loadingEarlier = false;
-  private readonly batcher: FrameBatcher;
   /** The prompts queued while a turn runs (and the last prompt, kept). */
   private readonly prompts = new PromptQueue({
     id: () => this.id,
@@ -134,35 +105,64 @@ export class SessionStore {
     private readonly client: Client,
     schedule?: Scheduler,
   ) {
-    this.batcher = new FrameBatcher(() => this.flushNow(), schedule);
+    this.thread = new ThreadModel(schedule);
+    this.controls = new AgentControls(client, { id: () => this.id, fail: (e, what) => this.fail(e, what) });
   }
 
-  // ---- reading -------------------------------------------------------------
+  // ---- reading (ThreadModel has the details) ----------------------------------
 
-  /** The reactive cell of an entry (undefined for an unknown id). Cells
-   * are made when first asked for: a long session opens without making
-   * one per entry (only what the list shows needs one). */
+  /** Entry ids in thread order. */
+  get order(): string[] {
+    return this.thread.order;
+  }
+
+  /** The agent's terminals by id (replaced, never mutated, on change). */
+  get terminals(): ReadonlyMap<string, Terminal> {
+    return this.thread.terminals;
+  }
+
+  get modes(): Mode[] {
+    return this.controls.modes;
+  }
+
+  get currentModeId(): string {
+    return this.controls.currentModeId;
+  }
+
+  get models(): Model[] {
+    return this.controls.models;
+  }
+
+  get currentModelId(): string {
+    return this.controls.currentModelId;
+  }
+
+  get configOptions(): ConfigOption[] {
+    return this.controls.configOptions;
+  }
+
+  get commands(): Command[] {
+    return this.controls.commands;
+  }
+
+  /** The banners above the chat, oldest first. */
+  get notices(): Notice[] {
+    return this.noticeList.items;
+  }
+
+  /** The reactive cell of an entry (made when first asked for). */
   cell(id: string): EntryCell | undefined {
-    let c = this.cells.get(id);
-    if (!c) {
-      const e = this.model.get(id);
-      if (!e) return undefined;
-      c = new EntryCell({ ...e });
-      this.cells.set(id, c);
-    }
-    return c;
+    return this.thread.cell(id);
   }
 
   /** The entry as the model holds it now (may be ahead of the cells). */
   entry(id: string): Entry | undefined {
-    return this.model.get(id);
+    return this.thread.entry(id);
   }
 
-  /** The id of the i-th entry, read without tracking (the virtual list
-   * asks for every entry; the model's order is `order` once flushed:
-   * entries append, and earlier ones go in front with `order` at once). */
+  /** The id of the i-th entry, read without tracking. */
   idAt(i: number): string | undefined {
-    return this.modelOrder[i];
+    return this.thread.idAt(i);
   }
 
   /** Resolves when every entry is loaded (at once when they are; also
@@ -179,13 +179,12 @@ export class SessionStore {
 
   /** The i-th entry of the model, read without tracking. */
   entryAt(i: number): Entry | undefined {
-    const id = this.modelOrder[i];
-    return id === undefined ? undefined : this.model.get(id);
+    return this.thread.entryAt(i);
   }
 
   /** The entries in order, from the model. */
   entries(): Entry[] {
-    return this.modelOrder.map((id) => this.model.get(id)!);
+    return this.thread.entries();
   }
 
   /** Index of an entry in `order`, or -1. */
@@ -225,28 +224,13 @@ export class SessionStore {
   private reset(): void {
     this.syncToken++;
     this.syncing = false;
-    this.batcher.cancel();
+    this.thread.clear();
     this.buffer = [];
     this.seq = 0;
-    this.model = new Map();
-    this.modelOrder = [];
-    this.cells = new Map();
-    this.dirty.clear();
-    this.streamingIds.clear();
-    this.orderDirty = false;
-    this.termModel = new Map();
-    this.termDirty = false;
-    this.terminals = new Map();
     this.summary = null;
-    this.order = [];
     this.title = '';
     this.usage = null;
-    this.modes = [];
-    this.currentModeId = '';
-    this.models = [];
-    this.currentModelId = '';
-    this.configOptions = [];
-    this.commands = [];
+    this.controls.clear();
     this.plan = [];
     this.planTurn = 0;
     this.pending = [];
@@ -255,7 +239,7 @@ export class SessionStore {
     this.turn = 0;
     this.stopReason = '';
     this.lastTurnFailed = false;
-    this.notices = [];
+    this.noticeList.clear();
     this.error = null;
     this.loading = false;
     this.earlier = 0;
@@ -304,7 +288,7 @@ export class SessionStore {
     this.earlierFailed = false;
     try {
       while (current() && this.earlier > 0 && !this.syncing) {
-        const first = this.modelOrder[0];
+        const first = this.thread.idAt(0);
         let snap: Snapshot;
         try {
           snap = await this.client.sessions.open(id, { limit: EARLIER_SLICE, before: first });
@@ -317,7 +301,7 @@ export class SessionStore {
         }
         // Parsed in the fetch's task; put in front in the next one.
         await nextTask();
-        if (!current() || this.syncing || this.modelOrder[0] !== first) return;
+        if (!current() || this.syncing || this.thread.idAt(0) !== first) return;
         this.prepend(snap.thread.entries ?? [], snap.earlier ?? 0);
         await nextTask();
       }
@@ -329,15 +313,11 @@ export class SessionStore {
 
   private prepend(slice: Entry[], earlier: number): void {
     let planTurn = this.planTurn;
-    const order = prependEntries(this.model, this.modelOrder, slice, (e) => {
+    const grew = this.thread.prepend(slice, (e) => {
       if (e.kind === 'plan' && e.turn > planTurn) planTurn = e.turn;
-      if (e.streaming) this.streamingIds.add(e.id);
     });
     // A slice that gives nothing would never end: all is there then.
-    this.earlier = order.length > this.modelOrder.length ? earlier : 0;
-    this.modelOrder = order;
-    this.orderDirty = false;
-    this.order = order.slice();
+    this.earlier = grew ? earlier : 0;
     this.planTurn = planTurn;
   }
 
@@ -357,39 +337,15 @@ export class SessionStore {
   }
 
   applySnapshot(snap: Snapshot): void {
-    this.batcher.cancel();
     const t = snap.thread;
-    const model = new Map<string, Entry>();
-    const order: string[] = [];
-    let planTurn = 0;
-    this.streamingIds.clear();
-    // The snapshot's entries are ours (freshly parsed): the model keeps
-    // them as they are; cells are made when the list shows an entry.
-    for (const e of t.entries ?? []) {
-      if (!e || typeof e.id !== 'string') continue;
-      if (!model.has(e.id)) order.push(e.id);
-      model.set(e.id, e);
-      if (e.streaming) this.streamingIds.add(e.id);
-      if (e.kind === 'plan') planTurn = e.turn;
-    }
-    this.model = model;
-    this.cells = new Map();
-    this.modelOrder = order;
-    this.dirty.clear();
-    this.orderDirty = false;
+    const planTurn = this.thread.load(t.entries ?? [], t.terminals ?? []);
     this.seq = snap.seq;
     this.lastOutputMs = Date.now();
 
     this.summary = snap.session;
-    this.order = order.slice();
     this.title = t.title || snap.session?.title || '';
     this.usage = t.usage ?? null;
-    this.modes = t.modes ?? [];
-    this.currentModeId = t.currentModeId ?? '';
-    this.models = t.models ?? [];
-    this.currentModelId = t.currentModelId ?? '';
-    this.configOptions = Array.isArray(t.configOptions) ? t.configOptions : [];
-    this.commands = t.commands ?? [];
+    this.controls.load(t);
     this.plan = t.plan ?? [];
     this.planTurn = planTurn;
     this.pending = snap.pending ?? [];
@@ -399,12 +355,6 @@ export class SessionStore {
     this.stopReason = t.stopReason ?? '';
     // A turn that ended in an error is offered again (Retry), also after a reload.
     this.lastTurnFailed = !this.running && this.stopReason === 'error';
-    this.termModel = new Map();
-    for (const term of t.terminals ?? []) {
-      if (term && typeof term.terminalId === 'string') this.termModel.set(term.terminalId, { ...term, output: term.output ?? '' });
-    }
-    this.termDirty = false;
-    this.terminals = new Map(this.termModel);
     this.error = null;
     this.earlier = snap.earlier ?? 0;
     this.earlierFailed = false;
@@ -445,25 +395,17 @@ export class SessionStore {
   private apply(ev: ThreadEvent): void {
     switch (ev.type) {
       case 'entry':
-        this.upsert(ev.payload);
+        this.thread.upsert(ev.payload);
         break;
       case 'append': {
         const p = ev.payload;
-        const e = p && this.model.get(p.entryId);
-        if (!e) return; // unknown entry: nothing to append to
-        e.text = (e.text ?? '') + (p.delta ?? '');
-        this.markDirty(e.id);
+        if (p) this.thread.append(p.entryId, p.delta);
         break;
       }
       case 'meta': {
         const p = ev.payload ?? {};
         if (p.usage) this.usage = p.usage;
-        if (p.modes !== undefined) this.modes = p.modes ?? [];
-        if (p.currentModeId !== undefined) this.currentModeId = p.currentModeId ?? '';
-        if (p.models !== undefined) this.models = p.models ?? [];
-        if (p.currentModelId !== undefined) this.currentModelId = p.currentModelId ?? '';
-        if (p.configOptions !== undefined) this.configOptions = Array.isArray(p.configOptions) ? p.configOptions : [];
-        if (p.commands !== undefined) this.commands = p.commands ?? [];
+        this.controls.meta(p);
         if (p.plan !== undefined) {
           this.plan = p.plan ?? [];
           this.planTurn = this.turn;
@@ -504,12 +446,12 @@ export class SessionStore {
           this.running = true;
           this.stopReason = '';
           this.lastTurnFailed = false;
-          this.notices = this.notices.filter((n) => n.level === 'info');
+          this.noticeList.keepInfo();
         } else {
           this.running = false;
           this.stopReason = p.stopReason ?? '';
           this.lastTurnFailed = this.stopReason === 'error' || !!p.error;
-          this.endStreaming();
+          this.thread.endStreaming();
           this.prompts.turnEnded();
           if (p.error) {
             const err = typeof p.error === 'string' ? { message: p.error } : ApiError.from(p.error);
@@ -538,19 +480,12 @@ export class SessionStore {
         break;
       case 'terminal': {
         const p = ev.payload;
-        if (!p?.terminalId) return;
-        // The state event carries no output: keep what came before.
-        const old = this.termModel.get(p.terminalId);
-        this.termModel.set(p.terminalId, { ...p, output: old?.output ?? '' });
-        this.markTerminals();
+        if (p?.terminalId) this.thread.setTerminal(p);
         break;
       }
       case 'terminal_output': {
         const p = ev.payload;
-        if (!p?.terminalId || !p.data) return;
-        const old = this.termModel.get(p.terminalId) ?? { terminalId: p.terminalId, turn: this.turn, command: '', output: '' };
-        this.termModel.set(p.terminalId, { ...old, output: keepTail(old.output + p.data) });
-        this.markTerminals();
+        if (p?.terminalId && p.data) this.thread.terminalOutput(p.terminalId, p.data, this.turn);
         break;
       }
       default:
@@ -559,101 +494,26 @@ export class SessionStore {
     }
   }
 
-  private upsert(e: Entry): void {
-    if (!e || typeof e.id !== 'string') return;
-    const had = this.model.has(e.id);
-    this.model.set(e.id, { ...e });
-    if (!had) {
-      // A new entry ends the streaming of the one before it (API.md: the
-      // thread closes it without an event of its own).
-      this.endStreaming(e.id);
-      this.modelOrder.push(e.id);
-      this.orderDirty = true;
-    }
-    if (e.streaming) this.streamingIds.add(e.id);
-    else this.streamingIds.delete(e.id);
-    this.markDirty(e.id);
-  }
-
-  /** Clears `streaming` on every entry but `except`. */
-  private endStreaming(except?: string): void {
-    for (const id of this.streamingIds) {
-      if (id === except) continue;
-      const m = this.model.get(id);
-      if (m) {
-        m.streaming = false;
-        this.markDirty(id);
-      }
-      this.streamingIds.delete(id);
-    }
-  }
-
-  private markTerminals(): void {
-    this.termDirty = true;
-    this.batcher.request();
-  }
-
-  private markDirty(id: string): void {
-    this.dirty.add(id);
-    this.batcher.request();
-  }
-
   /** Pushes the model's changes to the cells now (normally once a frame). */
   flush(): void {
-    this.batcher.flush();
-  }
-
-  private flushNow(): void {
-    for (const id of this.dirty) {
-      const e = this.model.get(id);
-      if (!e) continue;
-      // Entries without a cell get one when shown.
-      const cell = this.cells.get(id);
-      if (cell) cell.v = { ...e };
-    }
-    this.dirty.clear();
-    if (this.orderDirty) {
-      this.orderDirty = false;
-      this.order = this.modelOrder.slice();
-    }
-    if (this.termDirty) {
-      this.termDirty = false;
-      this.terminals = new Map(this.termModel);
-    }
+    this.thread.flush();
   }
 
   // ---- notices -----------------------------------------------------------------
 
   pushNotice(n: Omit<Notice, 'id'> | NoticePayload): void {
-    // Copied with its property descriptors: a message that is a getter
-    // (withMessage) stays one, so it follows the interface language.
-    const notice = Object.defineProperties({ id: ++noticeIds }, Object.getOwnPropertyDescriptors(n)) as Notice;
-    // The same message twice in a row stays one banner.
-    const last = this.notices[this.notices.length - 1];
-    if (last && last.message === notice.message && last.level === notice.level) return;
-    this.notices = [...this.notices.slice(-4), notice];
+    this.noticeList.push(n);
   }
 
   dismissNotice(id: number): void {
-    this.notices = this.notices.filter((n) => n.id !== id);
+    this.noticeList.dismiss(id);
   }
 
   /** An error notice; `what` words it around the error's own message
    * (m.chat_fail_*), in the interface language whenever it is read. */
   private fail(e: unknown, what: (p: { error: string }) => string): ApiError {
     const err = ApiError.from(e);
-    const error = err.message;
-    this.pushNotice(
-      withMessage(
-        {
-          level: 'error',
-          details: err.details,
-          code: err.code,
-          action: err.code === 'needs_auth' ? 'login' : err.code === 'agent_failed' ? 'restart' : undefined,
-        },
-        () => what({ error }),
-      ),
-    );
+    this.noticeList.push(failNotice(err, what));
     return err;
   }
 
@@ -798,63 +658,19 @@ export class SessionStore {
     }
   }
 
-  /** Shows a change at once (show returns its undo) and asks Go for it;
-   * the change is undone and the failure told if Go refuses. */
-  private async optimistic(show: () => () => void, call: (id: string) => Promise<unknown>, what: (p: { error: string }) => string): Promise<void> {
-    const id = this.id;
-    if (!id) return;
-    const undo = show();
-    try {
-      await call(id);
-    } catch (e) {
-      if (this.id !== id) return;
-      undo();
-      this.fail(e, what);
-    }
-  }
+  // ---- what the agent offers to set (stores/controls.svelte.ts) ----------------
 
   setMode(modeId: string): Promise<void> {
-    const prev = this.currentModeId;
-    return this.optimistic(
-      () => ((this.currentModeId = modeId), () => (this.currentModeId = prev)),
-      (id) => this.client.sessions.setMode(id, modeId),
-      m.chat_fail_mode,
-    );
+    return this.controls.setMode(modeId);
   }
 
-  /** Switches the model, whichever way the agent offers models: Go sends
-   * session/set_config_option for a config option of category "model",
-   * else the legacy session/set_model. Both are shown switched at once. */
+  /** Switches the model (shown switched at once; undone if Go refuses). */
   setModel(modelId: string): Promise<void> {
-    const prev = this.currentModelId;
-    const prevOptions = this.configOptions;
-    let first = true; // the first select option of category model is the one Go sets
-    const shown = prevOptions.map((o) => {
-      if (!first || o?.category !== 'model' || o.type !== 'select') return o;
-      first = false;
-      return { ...o, currentValue: modelId };
-    });
-    return this.optimistic(
-      () => {
-        this.currentModelId = modelId;
-        this.configOptions = shown;
-        return () => {
-          this.currentModelId = prev;
-          this.configOptions = prevOptions;
-        };
-      },
-      (id) => this.client.sessions.setModel(id, modelId),
-      m.chat_fail_model,
-    );
+    return this.controls.setModel(modelId);
   }
 
   setConfigOption(configId: string, value: string | boolean): Promise<void> {
-    const prev = this.configOptions;
-    return this.optimistic(
-      () => ((this.configOptions = prev.map((o) => (o.id === configId ? { ...o, currentValue: value } : o))), () => (this.configOptions = prev)),
-      (id) => this.client.sessions.setConfigOption(id, configId, value),
-      m.chat_fail_setting,
-    );
+    return this.controls.setConfigOption(configId, value);
   }
 
   async switchAgent(agent: string): Promise<boolean> {
