@@ -266,6 +266,19 @@ describe('live preview', () => {
     expect(v.state.doc.toString()).toBe(doc);
   });
 
+  it('==highlight== is drawn marked, its == hidden off the cursor line; Ctrl+B bolds the selection', () => {
+    const v = editor('命中率==很高==。\n末');
+    expect(lineText(v, 1)).toBe('命中率很高。');
+    expect(lineEl(v, 1).innerHTML).toContain('很高');
+    v.dispatch({ selection: EditorSelection.cursor(1) });
+    expect(lineText(v, 1)).toBe('命中率==很高==。');
+    v.dispatch({ selection: EditorSelection.range(0, 3) });
+    v.contentDOM.dispatchEvent(new KeyboardEvent('keydown', { key: 'b', code: 'KeyB', keyCode: 66, ctrlKey: true, bubbles: true, cancelable: true }));
+    expect(v.state.doc.line(1).text).toBe('**命中率**==很高==。');
+    v.contentDOM.dispatchEvent(new KeyboardEvent('keydown', { key: 'H', code: 'KeyH', keyCode: 72, ctrlKey: true, shiftKey: true, bubbles: true, cancelable: true }));
+    expect(v.state.doc.line(1).text).toBe('**==命中率==**==很高==。');
+  });
+
   it('images from elsewhere are not loaded (the preview pane rule)', () => {
     const v = editor('![外链](http://evil.example/x.png)\n末');
     expect(v.contentDOM.querySelector('img.cm-lp-img')).toBeNull();

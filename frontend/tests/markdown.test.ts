@@ -488,3 +488,13 @@ describe('embeds ![[…]] (Obsidian)', () => {
     assertInert(root);
   });
 });
+
+describe('==highlight== (Obsidian)', () => {
+  it('renders as <mark>, Markdown inside it too; === and == alone stay text', () => {
+    const root = dom(renderMarkdown('命中率==**很高**，要记住==。a === b，c == d'));
+    const mk = root.querySelectorAll('mark');
+    expect(mk).toHaveLength(1);
+    expect(mk[0].innerHTML).toBe('<strong>很高</strong>，要记住');
+    expect(root.textContent).toContain('a === b，c == d');
+  });
+});

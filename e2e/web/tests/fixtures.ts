@@ -253,12 +253,15 @@ export function composer(page: Page): Locator {
 /** Types a prompt into the composer and presses Enter. */
 export async function send(page: Page, text: string): Promise<void> {
   const box = composer(page);
-  // The entry id of the newest prompt on screen (read at once, no waiting).
+  // The entry id and text of the newest prompt on screen (read at once, no
+  // waiting). The text too: a new session's first prompt has the id the
+  // last one's had in the session shown a moment before ("e1").
   const lastPrompt = () =>
     page.evaluate(() => {
       const els = document.querySelectorAll('[data-entry-id]');
       for (let i = els.length - 1; i >= 0; i--) {
-        if (els[i].querySelector('[data-testid="user-message"]')) return els[i].getAttribute('data-entry-id');
+        const msg = els[i].querySelector('[data-testid="user-message"]');
+        if (msg) return `${els[i].getAttribute('data-entry-id')} ${msg.textContent ?? ''}`;
       }
       return null;
     });

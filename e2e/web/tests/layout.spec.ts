@@ -350,8 +350,14 @@ test('room to write: 600 px for the note beside the chat at 1280, resize kept, c
   await openNote(page, '缓存设计.md');
   await expect.poll(async () => Math.round((await box(page, '.editor-col')).width)).toBe(Math.round(before - 60));
 
-  // Collapse and expand: the tree (Ctrl+B, and its button), the chat (its button, Ctrl+J).
+  // Collapse and expand: the tree (Ctrl+\ from the editor, where Ctrl+B is
+  // bold; Ctrl+B elsewhere; its button), the chat (its button, Ctrl+J).
   await page.locator('.pane .cm-content').click();
+  await page.keyboard.press('Control+\\');
+  await expect(page.locator('aside.notes.open')).toHaveCount(0);
+  await page.keyboard.press('Control+\\');
+  await expect(page.locator('aside.notes.open')).toBeVisible();
+  await page.getByTestId('hide-chat').focus();
   await page.keyboard.press('Control+b');
   await expect(page.locator('aside.notes.open')).toHaveCount(0);
   await page.getByRole('button', { name: 'Show notes', exact: false }).first().click();

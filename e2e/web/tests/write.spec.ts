@@ -182,3 +182,65 @@ test('Writing Chinese: line breaks in the preview, the outline, the word count a
   expect(readNote(serve, '缓存.md')).toContain('第60段。\n\n## 结论');
   expect(readNote(serve, '缓存.md')).not.toMatch(/第\d+行/);
 });
+
+test('Formatting keys: Ctrl+B bolds a Chinese selection in the editor (the tree stays), Ctrl+Enter makes a task, ==highlight== shows marked; the palette and the sheet list them', async ({
+  page,
+  serve,
+}) => {
+  writeNote(serve, '周报.md', '# 周报\n\n命中率很高\n买菜\n\n末行\n');
+  await openApp(page, serve);
+  await openNote(page, '周报.md');
+  const tree = page.getByTestId('file-tree');
+  await expect(tree).toBeVisible();
+  const line = (t: string) => editorText(page).locator('.cm-line', { hasText: t });
+
+  // Select "很高" with the keyboard and bold it.
+  await line('命中率很高').click();
+  await page.keyboard.press('End');
+  await page.keyboard.press('Shift+ArrowLeft');
+  await page.keyboard.press('Shift+ArrowLeft');
+  await page.keyboard.press('Control+b');
+  await expect(tree).toBeVisible(); // Ctrl+B in the editor is bold, not the tree
+  // "命中率" highlighted (a keyboard's Shift+h is "H").
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowRight');
+  await page.keyboard.press('Control+Shift+H');
+  await line('买菜').click();
+  await page.keyboard.press('Control+Enter');
+  await page.keyboard.press('Control+s');
+  await expect.poll(() => readNote(serve, '周报.md')).toBe('# 周报\n\n==命中率==**很高**\n- [ ] 买菜\n\n末行\n');
+  // Ticked by the same key; undone by Ctrl+Z.
+  await page.keyboard.press('Control+Enter');
+  await expect(line('买菜')).toContainText('买菜');
+  await page.keyboard.press('Control+z');
+  await page.keyboard.press('Control+s');
+  await expect.poll(() => readNote(serve, '周报.md')).toContain('- [ ] 买菜');
+
+  // Live preview draws the highlight marked, its == and ** hidden off the cursor's line.
+  await line('末行').click();
+  await expect(line('命中率')).toHaveText('命中率很高');
+  const look = (t: RegExp) =>
+    line('命中率')
+      .locator('span', { hasText: t })
+      .last()
+      .evaluate((el) => ({ bg: getComputedStyle(el).backgroundColor, weight: Number(getComputedStyle(el).fontWeight) }));
+  expect((await look(/^命中率$/)).bg).not.toBe('rgba(0, 0, 0, 0)');
+  expect((await look(/^很高$/)).weight).toBeGreaterThanOrEqual(700);
+
+  // The palette runs them on the open note; the sheet lists their keys.
+  await line('末行').click();
+  await page.keyboard.press('Shift+Home');
+  await page.keyboard.press('Control+Shift+P');
+  const palette = page.getByTestId('command-palette');
+  await expect(palette.locator('[data-command="editor.format.bold"] kbd')).toHaveText('Ctrl+B');
+  await page.keyboard.type('italic');
+  await expect(palette.getByRole('option').first()).toHaveAttribute('data-command', 'editor.format.italic');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Control+s');
+  await expect.poll(() => readNote(serve, '周报.md')).toContain('\n*末行*\n');
+  await tree.click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('F1');
+  const sheet = page.getByTestId('shortcuts-sheet');
+  await expect(sheet.locator('[data-command="editor.format.task"] kbd')).toHaveText('Ctrl+Enter');
+  await expect(sheet.locator('[data-command="editor.format.highlight"] kbd')).toHaveText('Ctrl+Shift+H');
+});

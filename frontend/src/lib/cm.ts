@@ -11,8 +11,8 @@
 
 import { autocompletion, completionKeymap, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
-import { markdownLanguage } from '@codemirror/lang-markdown';
-import { HighlightStyle, LanguageSupport } from '@codemirror/language';
+import { markdown as markdownSupport, markdownLanguage } from '@codemirror/lang-markdown';
+import { HighlightStyle } from '@codemirror/language';
 import { closeSearchPanel, highlightSelectionMatches, openSearchPanel, search, searchKeymap, searchPanelOpen } from '@codemirror/search';
 import { Annotation, Compartment, EditorState, type Extension, RangeSetBuilder, StateEffect, StateField, type Text } from '@codemirror/state';
 import {
@@ -36,6 +36,10 @@ import { writing, type WritingHooks } from './writing';
 import { liveHooks, livePreview } from './livepreview';
 import { blockHighlighting } from './cmhighlight';
 import { frontMatterEnd } from './outline';
+import { FORMAT_KEYS, format } from './emphasis';
+
+export { format };
+import { Highlight } from './mdsyntax';
 
 export { EditorState, EditorView };
 
@@ -144,6 +148,7 @@ const highlight = HighlightStyle.define([
   { tag: t.strong, fontWeight: '700' },
   { tag: t.emphasis, fontStyle: 'italic' },
   { tag: t.strikethrough, textDecoration: 'line-through' },
+  { tag: t.special(t.strong), backgroundColor: 'var(--mark-bg)' },
   { tag: [t.link, t.url], color: 'var(--accent)' },
   { tag: t.monospace, fontFamily: 'var(--mono)', color: 'var(--hl-string)' },
   { tag: [t.processingInstruction, t.meta, t.contentSeparator], color: 'var(--fg-subtle)' },
@@ -199,7 +204,9 @@ const theme = EditorView.theme({
   '.cm-button': { backgroundImage: 'none', background: 'var(--bg-elev)', border: '1px solid var(--border-strong)', borderRadius: '4px', color: 'var(--fg)' },
 });
 
-const markdown = new LanguageSupport(markdownLanguage);
+// GFM and ==highlight== (mdsyntax.ts); no keymap of its own (lists.ts has
+// the list keys) and no HTML completion.
+const markdown = markdownSupport({ base: markdownLanguage, extensions: [Highlight], addKeymap: false, completeHTMLTags: false });
 
 // ---- the interface's language -----------------------------------------------------
 
@@ -321,7 +328,10 @@ export function makeState(doc: string, hooks: EditorHooks, live = false): Editor
       tags(),
       hooks.resolveLink ? unresolvedLinks(hooks.resolveLink, () => m.notes_ln_unresolved_title_editor()) : [],
       writing(hooks), // paste and drop, outline, word count, Ctrl+H (writing.ts)
-      keymap.of([...(hooks.rename ? [{ key: 'F2', run: () => (hooks.rename?.(), true) }] : []), ...completionKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),
+      keymap.of([
+        ...(hooks.rename ? [{ key: 'F2', run: () => (hooks.rename?.(), true) }] : []),
+        ...FORMAT_KEYS.map(({ key, what }) => ({ key, run: (v: EditorView) => format(v, what), preventDefault: true })),
+        ...completionKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),
       EditorView.contentAttributes.of({ spellcheck: 'true' }),
       language.of(languageExt()),
       EditorView.updateListener.of((u: ViewUpdate) => {

@@ -336,8 +336,10 @@ function onNode(c: Ctx, ref: SyntaxNodeRef): boolean | void {
     case 'Emphasis':
     case 'StrongEmphasis':
     case 'Strikethrough':
+    case 'Highlight': // ==text== (mdsyntax.ts)
       if (!touches(state, active, ref.from, ref.to)) {
-        for (const mk of node.getChildren(name === 'Strikethrough' ? 'StrikethroughMark' : 'EmphasisMark')) hideRange(c, mk.from, mk.to);
+        const mark = name === 'Strikethrough' ? 'StrikethroughMark' : name === 'Highlight' ? 'HighlightMark' : 'EmphasisMark';
+        for (const mk of node.getChildren(mark)) hideRange(c, mk.from, mk.to);
       }
       return;
     case 'InlineCode': {
@@ -501,7 +503,7 @@ function wikilinks(c: Ctx, tree: Tree, from: number, to: number): void {
         // on the line being edited); a file or a note as its link.
         const kind = embedKind(l.target);
         if (kind === 'image') {
-          if (shown && inNode(tree, a, ['Table'])) continue; // the drawn table shows it
+          if (shown && inNode(tree, a, ['Table'])) continue; // i18n-ignore: a syntax node's name (the drawn table shows it)
           const size = embedSize(l.alias);
           const name = l.target.slice(l.target.lastIndexOf('/') + 1);
           const widget = new ImageWidget(l.target, size ? name : l.alias || name, true, size?.width ?? 0);

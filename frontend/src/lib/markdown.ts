@@ -301,6 +301,23 @@ md.use({
       },
     },
     {
+      // ==highlight== (Obsidian's; the editor reads it too: mdsyntax.ts).
+      name: 'highlight',
+      level: 'inline',
+      start(src: string) {
+        const i = src.indexOf('==');
+        return i < 0 ? undefined : i;
+      },
+      tokenizer(src: string) {
+        const m = /^==(?!=)(\S(?:[^\n]*?\S)?)==(?!=)/.exec(src);
+        if (!m) return undefined;
+        return { type: 'highlight', raw: m[0], text: m[1], tokens: this.lexer.inlineTokens(m[1]) };
+      },
+      renderer(tok) {
+        return `<mark>${this.parser.parseInline((tok as { tokens?: Token[] }).tokens ?? [])}</mark>`;
+      },
+    },
+    {
       name: 'wikilink',
       level: 'inline',
       start(src: string) {
