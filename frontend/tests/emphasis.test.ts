@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EditorSelection, EditorState } from '@codemirror/state';
+import { ensureSyntaxTree, foldable } from '@codemirror/language';
+import { makeState } from '../src/lib/cm';
 import { toggleMarkup, toggleTask, type Markup } from '../src/lib/emphasis';
 
 /** Applies an edit to text whose selection is marked [ … ] (or | for a cursor); gives the result marked the same way. */
@@ -62,5 +64,23 @@ describe('formatting keys', () => {
     expect(run('> 买菜|', toggleTask)).toBe('> - [ ] 买菜|');
     expect(run('- [ ] 买|菜', toggleTask)).toBe('- [x] 买|菜');
     expect(run('- [x] 买菜|', toggleTask)).toBe('- [ ] 买菜|');
+  });
+});
+
+describe('heading folds', () => {
+  it('a heading folds its section, up to the next heading of its level or higher', () => {
+    const doc = ['# 缓存设计', '引言', '## 实验', '第一次', '### 细节', '数据', '## 结论', '结语', '# 附录', '末'].join('\n');
+    const state = makeState(doc, { change: () => {}, select: () => {} });
+    ensureSyntaxTree(state, doc.length, 5000);
+    const fold = (n: number) => {
+      const l = state.doc.line(n);
+      const r = foldable(state, l.from, l.to);
+      return r ? state.sliceDoc(r.from, r.to) : null;
+    };
+    expect(fold(1)).toBe('\n引言\n## 实验\n第一次\n### 细节\n数据\n## 结论\n结语');
+    expect(fold(3)).toBe('\n第一次\n### 细节\n数据');
+    expect(fold(5)).toBe('\n数据');
+    expect(fold(2)).toBeNull(); // a paragraph line
+    expect(fold(9)).toBe('\n末');
   });
 });

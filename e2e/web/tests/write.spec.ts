@@ -244,3 +244,37 @@ test('Formatting keys: Ctrl+B bolds a Chinese selection in the editor (the tree 
   await expect(sheet.locator('[data-command="editor.format.task"] kbd')).toHaveText('Ctrl+Enter');
   await expect(sheet.locator('[data-command="editor.format.highlight"] kbd')).toHaveText('Ctrl+Shift+H');
 });
+
+test('Folding: a heading’s arrow folds its section up to the next heading of its level, in live preview and source; the note is unchanged', async ({ page, serve }) => {
+  const NOTE = '# 周报\n\n## 实验\n\n第一次结果\n\n### 细节\n\n数据\n\n## 结论\n\n结语\n';
+  writeNote(serve, '周报.md', NOTE);
+  await openApp(page, serve);
+  await openNote(page, '周报.md');
+  const text = editorText(page);
+  await text.locator('.cm-line', { hasText: '结语' }).click();
+  // The arrows show when the pointer is over the gutter.
+  const gutter = page.locator('.pane .cm-foldGutter');
+  await gutter.hover();
+  const arrows = page.locator('.pane .cm-fold-marker').filter({ visible: true });
+  await expect(arrows).toHaveCount(4); // the four headings
+  await arrows.nth(1).click(); // "## 实验"
+  await expect(text).not.toContainText('第一次结果');
+  await expect(text).not.toContainText('数据');
+  await expect(text).toContainText('结语');
+  const closed = page.locator('.pane .cm-fold-marker.closed').filter({ visible: true });
+  await expect(closed).toHaveCount(1);
+  await page.mouse.move(700, 600);
+  await expect(closed).toHaveCSS('opacity', '1'); // a folded one stays shown
+  await page.screenshot({ path: test.info().outputPath('folded.png') });
+  // Unfolded from the folded placeholder; the note was never changed.
+  await text.locator('.cm-foldPlaceholder').click();
+  await expect(text).toContainText('第一次结果');
+  // In source mode, by the keyboard (Ctrl+Shift+[ folds where the cursor is).
+  await showSource(page);
+  await text.locator('.cm-line', { hasText: '## 结论' }).click();
+  await page.keyboard.press('Control+Shift+BracketLeft');
+  await expect(text).not.toContainText('结语');
+  await page.keyboard.press('Control+Shift+BracketRight');
+  await expect(text).toContainText('结语');
+  expect(readNote(serve, '周报.md')).toBe(NOTE);
+});

@@ -11,8 +11,9 @@
 
 import { autocompletion, completionKeymap, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
-import { markdown as markdownSupport, markdownLanguage } from '@codemirror/lang-markdown';
-import { HighlightStyle } from '@codemirror/language';
+import { markdownLanguage } from '@codemirror/lang-markdown';
+import { foldGutter, foldKeymap, HighlightStyle, Language, LanguageSupport } from '@codemirror/language';
+import type { MarkdownParser } from '@lezer/markdown';
 import { closeSearchPanel, highlightSelectionMatches, openSearchPanel, search, searchKeymap, searchPanelOpen } from '@codemirror/search';
 import { Annotation, Compartment, EditorState, type Extension, RangeSetBuilder, StateEffect, StateField, type Text } from '@codemirror/state';
 import {
@@ -39,7 +40,7 @@ import { frontMatterEnd } from './outline';
 import { FORMAT_KEYS, format } from './emphasis';
 
 export { format };
-import { Highlight } from './mdsyntax';
+import { headingFolds, Highlight } from './mdsyntax';
 
 export { EditorState, EditorView };
 
@@ -201,12 +202,38 @@ const theme = EditorView.theme({
   '.cm-completionDetail': { color: 'var(--fg-subtle)', fontStyle: 'normal', marginLeft: '8px', fontSize: '11px' },
   '.cm-panel.cm-search input, .cm-panel.cm-search button, .cm-panel.cm-search label': { fontSize: '12px' },
   '.cm-textfield': { border: '1px solid var(--border-strong)', borderRadius: '4px', background: 'var(--bg-panel)', color: 'var(--fg)' },
+  // A heading's fold arrow: shown while the pointer is over the gutter, and always once folded.
+  '.cm-foldGutter .cm-gutterElement': {
+    cursor: 'pointer',
+    padding: '0 2px 0 6px',
+    fontFamily: 'var(--font)',
+    fontSize: '14px',
+    display: 'flex',
+    flexDirection: 'column',
+    justifyContent: 'center', // beside the heading's text, whatever its size and spacing
+  },
+  '.cm-fold-marker': { opacity: '0', transition: 'opacity 0.15s' },
+  '.cm-gutters:hover .cm-fold-marker, .cm-fold-marker.closed': { opacity: '1' },
   '.cm-button': { backgroundImage: 'none', background: 'var(--bg-elev)', border: '1px solid var(--border-strong)', borderRadius: '4px', color: 'var(--fg)' },
 });
 
-// GFM and ==highlight== (mdsyntax.ts); no keymap of its own (lists.ts has
-// the list keys) and no HTML completion.
-const markdown = markdownSupport({ base: markdownLanguage, extensions: [Highlight], addKeymap: false, completeHTMLTags: false });
+// GFM and ==highlight== (mdsyntax.ts), as a language of its own: the
+// package's markdown() would bring its keymap (lists.ts has the list keys)
+// and an HTML language for inline tags (180 KB more in this bundle).
+const markdown = new LanguageSupport(
+  new Language(markdownLanguage.data, (markdownLanguage.parser as MarkdownParser).configure([Highlight]), [], 'markdown'),
+  [headingFolds],
+);
+
+/** A fold arrow of the gutter: open (⌄, fold it) or closed (›, unfold it). */
+function foldMarker(open: boolean): HTMLElement {
+  const s = document.createElement('span');
+  s.className = 'cm-fold-marker';
+  if (!open) s.classList.add('closed');
+  s.textContent = open ? '⌄' : '›';
+  s.title = open ? m.editor_cm_fold_line() : m.editor_cm_unfold_line();
+  return s;
+}
 
 // ---- the interface's language -----------------------------------------------------
 
@@ -233,6 +260,10 @@ export function phrases(): Record<string, string> {
     Completions: m.editor_cm_completions(),
     'Selection deleted': m.editor_cm_selection_deleted(),
     'Control character': m.editor_cm_control_character(),
+    'Fold line': m.editor_cm_fold_line(),
+    'Unfold line': m.editor_cm_unfold_line(),
+    'folded code': m.editor_cm_folded(),
+    unfold: m.editor_cm_unfold(),
   };
 }
 
@@ -321,6 +352,8 @@ export function makeState(doc: string, hooks: EditorHooks, live = false): Editor
       markdown,
       frontMatter,
       blockHighlighting(highlight), // syntaxHighlighting, redrawn only where an edit changed the note
+      // A heading's section folds: its arrow shows when the pointer is over the gutter (theme), Ctrl+Shift+[ and ] from the keyboard.
+      foldGutter({ markerDOM: foldMarker }),
       theme,
       autocompletion({ override: [linkSource(hooks), tagSource(hooks)], icons: false }),
       linkClicks(hooks),
@@ -331,7 +364,8 @@ export function makeState(doc: string, hooks: EditorHooks, live = false): Editor
       keymap.of([
         ...(hooks.rename ? [{ key: 'F2', run: () => (hooks.rename?.(), true) }] : []),
         ...FORMAT_KEYS.map(({ key, what }) => ({ key, run: (v: EditorView) => format(v, what), preventDefault: true })),
-        ...completionKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),
+        ...completionKeymap,
+        ...foldKeymap, ...searchKeymap, ...historyKeymap, ...defaultKeymap]),
       EditorView.contentAttributes.of({ spellcheck: 'true' }),
       language.of(languageExt()),
       EditorView.updateListener.of((u: ViewUpdate) => {
