@@ -4,7 +4,7 @@
 // outside them; switching to source shows the text as typed.
 import { afterEach, describe, expect, it } from 'vitest';
 import { undo } from '@codemirror/commands';
-import { forceParsing } from '@codemirror/language';
+import { forceParsing, syntaxTree } from '@codemirror/language';
 import { EditorSelection } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import { isLive, makeState, setLive, type EditorHooks } from '../src/lib/cm';
@@ -277,6 +277,19 @@ describe('live preview', () => {
     expect(v.state.doc.line(1).text).toBe('**命中率**==很高==。');
     v.contentDOM.dispatchEvent(new KeyboardEvent('keydown', { key: 'H', code: 'KeyH', keyCode: 72, ctrlKey: true, shiftKey: true, bubbles: true, cancelable: true }));
     expect(v.state.doc.line(1).text).toBe('**==命中率==**==很高==。');
+  });
+
+  it('emphasis next to Chinese punctuation is bold, as the preview has it (CJK-friendly); English stays CommonMark', () => {
+    const v = editor('**重点：**内容\n这是**“引用”**文字\n这是*（注）*呢\na**"quoted"**b\n末');
+    expect(lineText(v, 1)).toBe('重点：内容');
+    expect(lineText(v, 2)).toBe('这是“引用”文字');
+    expect(lineText(v, 3)).toBe('这是（注）呢');
+    expect(lineText(v, 4)).toBe('a**"quoted"**b');
+    const tree = syntaxTree(v.state);
+    const names: string[] = [];
+    tree.iterate({ from: 0, to: v.state.doc.line(3).to, enter: (n) => void names.push(n.name) });
+    expect(names.filter((n) => n === 'StrongEmphasis')).toHaveLength(2);
+    expect(names.filter((n) => n === 'Emphasis')).toHaveLength(1);
   });
 
   it('images from elsewhere are not loaded (the preview pane rule)', () => {

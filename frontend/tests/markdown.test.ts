@@ -498,3 +498,20 @@ describe('==highlight== (Obsidian)', () => {
     expect(root.textContent).toContain('a === b，c == d');
   });
 });
+
+describe('emphasis next to Chinese (CJK-friendly)', () => {
+  it.each([
+    ['**重点：**内容', '<strong>重点：</strong>内容'],
+    ['这是**“重点”**内容', '这是<strong>“重点”</strong>内容'],
+    ['这是**（注意）**的', '这是<strong>（注意）</strong>的'],
+    ['文字**「引用」**文字', '文字<strong>「引用」</strong>文字'],
+    ['这是*“斜体”*呢', '这是<em>“斜体”</em>呢'],
+    ['命中率**很高**。', '命中率<strong>很高</strong>。'],
+  ])('%s', (src, html) => {
+    expect(dom(renderMarkdown(src)).querySelector('p')?.innerHTML).toBe(html);
+  });
+
+  it('leaves English as CommonMark has it', () => {
+    expect(dom(renderMarkdown('a**"quoted"**b and 2*3*4')).querySelector('p')?.innerHTML).toBe('a**"quoted"**b and 2<em>3</em>4');
+  });
+});

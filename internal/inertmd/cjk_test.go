@@ -50,3 +50,24 @@ func TestJoinsTight(t *testing.T) {
 		}
 	}
 }
+
+// Emphasis beside Chinese text and punctuation is emphasis (the
+// CJK-friendly amendment, as the UI renders it); English keeps
+// CommonMark's rule.
+func TestEmphasisBesideCJK(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"**重点：**内容", "<strong>重点：</strong>内容"},
+		{"这是**“重点”**内容", "这是<strong>“重点”</strong>内容"},
+		{"这是**（注意）**的", "这是<strong>（注意）</strong>的"},
+		{"这是*“斜体”*呢", "这是<em>“斜体”</em>呢"},
+		{"**good**中文", "<strong>good</strong>中文"},
+		{"命中率**很高**。", "命中率<strong>很高</strong>。"},
+		{"a**\"quoted\"**b", "a**&quot;quoted&quot;**b"},
+		{"2*3*4", "2<em>3</em>4"},
+	} {
+		got := inertmd.Render(c.in)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("Render(%q) = %q, want it to hold %q", c.in, got, c.want)
+		}
+	}
+}

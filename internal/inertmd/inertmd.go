@@ -33,6 +33,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 )
@@ -53,6 +54,7 @@ const MaxCells = 20000
 func newMarkdown(strict bool) goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithInlineParsers(util.Prioritized(cjkEmphasis{}, 499))), // before emphasis (500): emphasis.go
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(
 			util.Prioritized(inertRenderer{}, 100),
 			util.Prioritized(textRenderer{strict: strict}, 100),

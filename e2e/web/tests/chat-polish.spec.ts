@@ -233,3 +233,25 @@ test('chat polish: an answer saved as a note, and inserted at the cursor of the 
     .poll(() => readNote(serve, '日记.md'))
     .toBe('第一行' + md + '\n第二行\n我的新句子\n\n<!-- mnote: the version on disk follows (keep both) -->\n\n智能体写的\n');
 });
+
+// Chinese answers bold a label with its colon ("**注意：**先备份") and quoted
+// text ("**“缓存”**"); CommonMark leaves those asterisks as text. The chat,
+// the note's preview and live preview show them bold alike.
+test('bold beside Chinese punctuation: in an answer, in the preview and in live preview', async ({ page, serve }) => {
+  const TEXT = '**注意：**先备份，再谈**“缓存”**。';
+  writeNote(serve, '提示.md', `# 提示\n\n${TEXT}\n\n末行\n`);
+  await openApp(page, serve);
+  await pickTestAgent(page);
+  await sendSteps(page, [{ message: TEXT }]);
+  await waitTurnEnd(page);
+  const answer = thread(page).getByTestId('assistant-message').last();
+  await expect(answer.locator('strong')).toHaveText(['注意：', '“缓存”']);
+  await expect(answer).not.toContainText('**');
+
+  await openNote(page, '提示.md');
+  await editorText(page).locator('.cm-line', { hasText: '末行' }).click();
+  const line = editorText(page).locator('.cm-line', { hasText: '先备份' });
+  await expect(line).toHaveText('注意：先备份，再谈“缓存”。');
+  await page.getByTestId('view-modes').locator('[data-mode="preview"]').click();
+  await expect(page.getByTestId('preview').locator('strong')).toHaveText(['注意：', '“缓存”']);
+});

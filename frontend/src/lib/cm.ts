@@ -40,7 +40,7 @@ import { frontMatterEnd } from './outline';
 import { FORMAT_KEYS, format } from './emphasis';
 
 export { format };
-import { headingFolds, Highlight } from './mdsyntax';
+import { CjkEmphasis, headingFolds, Highlight } from './mdsyntax';
 
 export { EditorState, EditorView };
 
@@ -221,7 +221,7 @@ const theme = EditorView.theme({
 // package's markdown() would bring its keymap (lists.ts has the list keys)
 // and an HTML language for inline tags (180 KB more in this bundle).
 const markdown = new LanguageSupport(
-  new Language(markdownLanguage.data, (markdownLanguage.parser as MarkdownParser).configure([Highlight]), [], 'markdown'),
+  new Language(markdownLanguage.data, (markdownLanguage.parser as MarkdownParser).configure([Highlight, CjkEmphasis]), [], 'markdown'),
   [headingFolds],
 );
 

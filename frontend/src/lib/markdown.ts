@@ -23,6 +23,7 @@
 
 import { Marked, type Token, type Tokens } from 'marked';
 import DOMPurify, { type Config } from 'dompurify';
+import markedCjkFriendly from 'marked-cjk-friendly';
 import { escapeHtml } from './html';
 import { highlight } from './highlight';
 import { locale, m } from './i18n.svelte';
@@ -245,6 +246,14 @@ const md = new Marked({
     },
   },
 });
+
+// Emphasis next to Chinese: "**重点：**内容" and "这是**“引用”**" are bold, as
+// a Chinese writer means them. CommonMark leaves the ** as text there (a
+// delimiter between a CJK character and punctuation is not "flanking");
+// CJK characters count as punctuation for that rule (the CJK-friendly
+// amendment; the editor's parser (lib/mdsyntax.ts) and the Go renderer
+// (internal/inertmd) follow it too).
+md.use(markedCjkFriendly());
 
 /** The inside of a rendered wikilink's [[…]]; null for another link. */
 export function wikiInner(a: Element): string | null {
