@@ -120,6 +120,23 @@ describe('paste and drop in the editor', () => {
     expect(view.state.doc.toString()).toBe('前文[实验 报告.pdf](实验%20报告.pdf)');
   });
 
+  it('a note dragged from the file tree is linked as [[its name]], a picture shown, a folder not at all', () => {
+    const drop = (view: EditorView, data: Record<string, string>) => {
+      const e = new Event('drop', { bubbles: true, cancelable: true });
+      Object.defineProperty(e, 'dataTransfer', { value: { getData: (t: string) => data[t] ?? '', items: [], files: [] } });
+      view.contentDOM.dispatchEvent(e);
+      return e;
+    };
+    const wikiTarget = (p: string) => (p === '归档/缓存设计.md' ? '归档/缓存设计' : p.replace(/^.*\//, '').replace(/\.md$/, ''));
+    const view = editor('见', { notePath: () => '日记/周一.md', wikiTarget }, { anchor: 1 });
+    expect(drop(view, { 'text/x-mnote-path': '笔记/实验记录.md', 'text/plain': '笔记/实验记录.md' }).defaultPrevented).toBe(true);
+    expect(view.state.doc.toString()).toBe('见[[实验记录]]');
+    drop(view, { 'text/x-mnote-path': '归档/缓存设计.md' }); // its name finds another note first: its path
+    drop(view, { 'text/x-mnote-path': '附件/图 1.png' });
+    drop(view, { 'text/x-mnote-path': '附件', 'text/x-mnote-kind': 'dir' });
+    expect(view.state.doc.toString()).toBe('见[[实验记录]][[归档/缓存设计]]![](../附件/图%201.png)');
+  });
+
   it('pastes a URL over a selection as a link, and HTML as Markdown', async () => {
     const view = editor('看缓存设计吧', {}, { anchor: 1, head: 5 });
     const e = pasteEvent({ 'text/plain': 'https://example.com/cache' });

@@ -278,3 +278,19 @@ test('Folding: a heading’s arrow folds its section up to the next heading of i
   await expect(text).toContainText('结语');
   expect(readNote(serve, '周报.md')).toBe(NOTE);
 });
+
+test('Drag a note from the tree into the open note: [[its name]] where it is dropped, the note not moved', async ({ page, serve }) => {
+  writeNote(serve, '周报.md', '# 周报\n\n见：\n\n末行\n');
+  writeNote(serve, '笔记/实验记录.md', '# 实验记录\n');
+  await openApp(page, serve);
+  await openNote(page, '周报.md');
+  await showSource(page);
+  await page.getByTestId('file-tree').locator('[data-path="笔记"]').click();
+  const target = editorText(page).locator('.cm-line', { hasText: '见：' });
+  const box = (await target.boundingBox())!;
+  await page.getByTestId('file-tree').locator('[data-path="笔记/实验记录.md"]').dragTo(target, { targetPosition: { x: box.width - 2, y: box.height / 2 } });
+  await expect(target).toHaveText('见：[[实验记录]]');
+  await expect(page.getByTestId('file-tree').locator('[data-path="笔记/实验记录.md"]')).toBeVisible(); // not moved
+  await page.keyboard.press('Control+s');
+  await expect.poll(() => readNote(serve, '周报.md')).toBe('# 周报\n\n见：[[实验记录]]\n\n末行\n');
+});

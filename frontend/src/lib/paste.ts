@@ -4,6 +4,8 @@
 //   the cursor (or where they were dropped) as relative Markdown links,
 //   `![](attachments/Pasted%20image%2020261207-131500.png)` for images,
 //   `[name](path)` for other files;
+// - a note dragged from the file tree makes `[[its name]]`, a picture or
+//   another file of the tree its link as above;
 // - a URL pasted over a selection makes `[selection](url)`;
 // - HTML from a browser becomes Markdown (turndown with its GFM plugin,
 //   loaded the first time it is needed); HTML that is only styled text
@@ -14,6 +16,7 @@ import { syntaxTree } from '@codemirror/language';
 import { type EditorState, type Extension, StateField } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import { filesOf } from './images';
+import { TREE_KIND, TREE_PATH } from './tree';
 import { type AttachPlace } from './writeprefs.svelte';
 
 export interface PasteHooks {
@@ -25,6 +28,8 @@ export interface PasteHooks {
   attach?(file: Blob, path: string): Promise<string | null>;
   /** The base name of a pasted image with no name of its own, for a time ("Pasted image 20261207-131500"). */
   pastedImageName?(time: string): string;
+  /** What [[…]] names the note at path by, from the open note: its name, or its path (no .md) when the name finds another note first. */
+  wikiTarget?(path: string): string;
 }
 
 // ---- names and links -------------------------------------------------------------
@@ -242,15 +247,38 @@ function handlePaste(e: ClipboardEvent, view: EditorView, hooks: PasteHooks): bo
   return false; // plain text: CodeMirror's own paste
 }
 
+/** What dropping a workspace path (dragged from the file tree) writes into the note notePath: a note as [[its name]] (its path when the name finds another note first), an image shown, another file linked; null for a folder. */
+export function linkForDropped(notePath: string, path: string, dir: boolean, wikiTarget?: (path: string) => string): string | null {
+  if (dir) return null;
+  if (/\.(md|markdown)$/i.test(path)) {
+    const target = wikiTarget?.(path) ?? path.replace(/\.(md|markdown)$/i, '');
+    return `[[${target}]]`;
+  }
+  return linkFor(notePath, path, /\.(png|jpe?g|gif|webp)$/i.test(path));
+}
+
 function handleDrop(e: DragEvent, view: EditorView, hooks: PasteHooks): boolean {
-  const files = filesOf(e.dataTransfer);
-  if (files.length === 0) return false;
   const at = Number.isFinite(e.clientX) && Number.isFinite(e.clientY) ? view.posAtCoords({ x: e.clientX, y: e.clientY }) : null;
   const pos = at ?? view.state.selection.main.head;
+  // A note or a file dragged from the tree: a link to it, as Obsidian makes one.
+  const dt = e.dataTransfer;
+  const data = (type: string) => (typeof dt?.getData === 'function' ? dt.getData(type) : '');
+  const dragged = data(TREE_PATH);
+  if (dragged) {
+    e.preventDefault();
+    const link = linkForDropped(hooks.notePath?.() ?? '', dragged, data(TREE_KIND) === 'dir', hooks.wikiTarget);
+    if (link === null) return true; // a folder: nothing to link
+    view.dispatch({ changes: { from: pos, insert: link }, selection: { anchor: pos + link.length }, userEvent: 'input.drop' });
+    view.focus();
+    return true;
+  }
+  const files = filesOf(e.dataTransfer);
+  if (files.length === 0) return false;
   if (!attachFiles(view, hooks, files, pos, pos)) return false;
   e.preventDefault();
   return true;
 }
+
 
 /** Paste and drop of files, links and HTML (see the top of this file). */
 export function pasteAndDrop(hooks: PasteHooks): Extension {

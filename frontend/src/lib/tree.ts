@@ -15,6 +15,10 @@
 import type { TreeNode } from '../api/types';
 import { locale } from './i18n.svelte';
 
+/** The drag data of a row of the file tree (FileTree.svelte): its workspace path, and "dir" for a folder (a drop into a note links it: lib/paste.ts). */
+export const TREE_PATH = 'text/x-mnote-path';
+export const TREE_KIND = 'text/x-mnote-kind';
+
 /** Markdown extensions, as Go's workspace.IsMarkdown. */
 const MD_EXT = new Set(['.md', '.markdown', '.mdown', '.mkd', '.mkdn', '.mdx']);
 
