@@ -272,6 +272,7 @@ func init() {
 		"notes.links":              method((*Services).notesLinks),
 		"notes.unresolved":         method((*Services).notesUnresolved),
 		"notes.outline":            method((*Services).notesOutline),
+		"notes.read":               method((*Services).notesRead),
 		"notes.resolve":            method((*Services).notesResolve),
 		"notes.updateLinks":        method((*Services).notesUpdateLinks),
 		"notes.undoUpdateLinks":    method((*Services).notesUndoUpdateLinks),

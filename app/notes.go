@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -330,6 +331,58 @@ func (s *Services) notesOutline(ctx context.Context, a notePathArgs) (any, *Erro
 		hs = []notes.Heading{}
 	}
 	return hs, nil
+}
+
+type notesReadArgs struct {
+	Path    string `json:"path"`
+	Heading string `json:"heading"`
+}
+
+// maxEmbedBytes is the most of a note notes.read gives: an embed shows the
+// start of a longer note, cut at a line break.
+const maxEmbedBytes = 256 << 10
+
+// notesRead is a note's text as an embed (![[Note]], ![[Note#Heading]])
+// shows it: read from disk as the index reads it (confined, no link out,
+// no denied folder), the heading's section alone when one is named.
+func (s *Services) notesRead(_ context.Context, a notesReadArgs) (any, *Error) {
+	w, e := s.current()
+	if e != nil {
+		return nil, e
+	}
+	if !notes.IsNote(a.Path) {
+		return nil, badRequest("%s is not a note (a Markdown file)", a.Path).why(ReasonInvalidArguments).with("path", a.Path)
+	}
+	b, _, err := w.ReadAgentFile(a.Path)
+	if err != nil {
+		return nil, workspaceError("read "+a.Path, err).with("path", a.Path)
+	}
+	text := strings.TrimPrefix(string(b), "\uFEFF")
+	out := struct {
+		Path      string `json:"path"`
+		Text      string `json:"text"`
+		NoHeading bool   `json:"noHeading,omitempty"`
+		Truncated bool   `json:"truncated,omitempty"`
+	}{Path: a.Path}
+	if a.Heading != "" {
+		var ok bool
+		if text, ok = notes.Section(text, a.Heading); !ok {
+			out.NoHeading = true
+			return out, nil
+		}
+	}
+	if len(text) > maxEmbedBytes {
+		cut := strings.LastIndexByte(text[:maxEmbedBytes], '\n')
+		if cut < 0 {
+			cut = maxEmbedBytes
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+		}
+		text, out.Truncated = text[:cut], true
+	}
+	out.Text = text
+	return out, nil
 }
 
 type notesResolveArgs struct {

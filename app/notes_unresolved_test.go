@@ -69,3 +69,42 @@ func TestUpdateLinksAfterAttachmentMove(t *testing.T) {
 		t.Fatalf("after undo: %q %+v", got, undone)
 	}
 }
+
+// notes.read gives a note's text as an embed shows it: all of it, or a
+// heading's section; not a file that is no note, nothing outside the
+// folder, and a huge note cut at a line break.
+func TestNotesRead(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.writeNote("缓存设计.md", "\uFEFF# 缓存设计\n引言\n## 实验\n第一次\n## 结论\n结语\n")
+	type read struct {
+		Path      string
+		Text      string
+		NoHeading bool
+		Truncated bool
+	}
+	get := func(args map[string]any) (read, *app.Error) {
+		var r read
+		e := h.call("notes.read", args, &r)
+		return r, e
+	}
+	if r, e := get(map[string]any{"path": "缓存设计.md"}); e != nil || r.Text != "# 缓存设计\n引言\n## 实验\n第一次\n## 结论\n结语\n" || r.Truncated {
+		t.Fatalf("whole note = %+v, %v", r, e)
+	}
+	if r, e := get(map[string]any{"path": "缓存设计.md", "heading": "实验"}); e != nil || r.Text != "## 实验\n第一次\n" {
+		t.Fatalf("section = %+v, %v", r, e)
+	}
+	if r, e := get(map[string]any{"path": "缓存设计.md", "heading": "没有"}); e != nil || !r.NoHeading || r.Text != "" {
+		t.Fatalf("missing heading = %+v, %v", r, e)
+	}
+	big := strings.Repeat("第一行的文字。\n", 30000) // ~660 KB
+	h.writeNote("长.md", big)
+	if r, e := get(map[string]any{"path": "长.md"}); e != nil || !r.Truncated || len(r.Text) > 256<<10 || !strings.HasSuffix(r.Text, "。") || !strings.HasPrefix(big, r.Text) {
+		t.Fatalf("huge note: truncated %v, %d bytes, %v", r.Truncated, len(r.Text), e)
+	}
+	for _, bad := range []string{"../outside.md", "/etc/passwd", "a.png", ".mnote/x.md"} {
+		if _, e := get(map[string]any{"path": bad}); e == nil {
+			t.Errorf("notes.read %q: no error", bad)
+		}
+	}
+}

@@ -74,3 +74,25 @@ func TestLinksAndBacklinks(t *testing.T) {
 		t.Errorf("outline: %+v %v", out, err)
 	}
 }
+
+// [[Note#Heading]]'s section: the heading and what follows it up to the
+// next heading of its level or higher, a heading in code not counting.
+func TestSection(t *testing.T) {
+	const text = "# 缓存设计\n引言\n## 实验\n第一次\n```\n## 不是标题\n```\n### 细节\n数据\n## 结论\n结语\n"
+	for _, c := range []struct {
+		heading, want string
+		ok            bool
+	}{
+		{"实验", "## 实验\n第一次\n```\n## 不是标题\n```\n### 细节\n数据\n", true},
+		{"细节", "### 细节\n数据\n", true},
+		{"结论", "## 结论\n结语\n", true},
+		{" 缓存设计 ", text, true},
+		{"不是标题", "", false},
+		{"没有", "", false},
+	} {
+		got, ok := Section(text, c.heading)
+		if got != c.want || ok != c.ok {
+			t.Errorf("Section(%q) = %q, %v; want %q, %v", c.heading, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -235,3 +235,29 @@ func cut(s string, n int) string {
 }
 
 func runeStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// IsNote reports whether rel names a note (a Markdown file).
+func IsNote(rel string) bool { return isNoteName(rel) }
+
+// Section is the part of a note's text under its heading named heading
+// (case-insensitive, as [[Note#Heading]] names it): the heading's line and
+// what follows, up to the next heading of its level or higher (headings in
+// code fences do not count). ok is false when the note has no such heading.
+func Section(text, heading string) (section string, ok bool) {
+	heads := parse("", text).heads
+	lines := strings.SplitAfter(text, "\n")
+	for i, h := range heads {
+		if !strings.EqualFold(h.Text, strings.TrimSpace(heading)) {
+			continue
+		}
+		end := len(lines)
+		for _, next := range heads[i+1:] {
+			if next.Level <= h.Level {
+				end = next.Line - 1
+				break
+			}
+		}
+		return strings.Join(lines[h.Line-1:end], ""), true
+	}
+	return "", false
+}

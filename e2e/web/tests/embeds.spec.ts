@@ -2,7 +2,7 @@
 // names an image by its file name wherever it lies in the folder (beside
 // the note first, then the shortest path), ![[a.png|120]] gives its width,
 // ![[报告.pdf]] is a file that opens in the desktop's program, ![[Note]]
-// a link to the note. Live preview and the preview show them; an embed
+// and ![[Note#Heading]] show the note (or that section) in the preview. Live preview and the preview show them; an embed
 // whose file is not there shows its name as missing, and never changes the
 // note's text (live preview once read such a placeholder as typed text and
 // saved "🖼 name" over the embed).
@@ -15,7 +15,7 @@ import { editorText, indexed, openNote, readNote, tab, writeNote } from './works
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGO4GewPRAwQCgArqgXtu+mu5gAAAABJRU5ErkJggg==';
 
-const NOTE = ['# 周记', '', '![[图 1.png|120]]', '', '![[没有的图.png]] 之后的字', '', '![[报告.pdf]] 与 ![[缓存设计]]', '', '末行', ''].join('\n');
+const NOTE = ['# 周记', '', '![[图 1.png|120]]', '', '![[没有的图.png]] 之后的字', '', '![[报告.pdf]] 与 ![[缓存设计]]', '', '![[缓存设计#结果]]', '', '末行', ''].join('\n');
 
 const line = (page: Page, text: string) => editorText(page).locator('.cm-line', { hasText: text });
 
@@ -29,7 +29,7 @@ test.describe('on a desktop', () => {
     serve,
   }) => {
     writeNote(serve, '日记/周记.md', NOTE);
-    writeNote(serve, '缓存设计.md', '# 缓存设计\n');
+    writeNote(serve, '缓存设计.md', '# 缓存设计\n\n命中率很高。\n\n## 结果\n\n第一次 80%。\n\n## 以后\n\n再说。\n');
     for (const [rel, data] of [
       ['附件/图片/图 1.png', Buffer.from(PNG, 'base64')],
       ['资料/2026/报告.pdf', Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n%%EOF\n', 'latin1')],
@@ -66,7 +66,14 @@ test.describe('on a desktop', () => {
     await expect(pv.locator('img.md-embed.md-missing')).toHaveAttribute('alt', '没有的图.png');
     await pv.locator('a.md-embed-file', { hasText: '报告.pdf' }).click();
     await expect.poll(() => serve.opened().length).toBe(2);
-    await pv.locator('a.md-embed-note', { hasText: '缓存设计' }).click();
+    // The embedded note shows under its link; a heading's embed, its section alone.
+    const embeds = pv.getByTestId('note-embed');
+    await expect(embeds).toHaveCount(2);
+    await expect(embeds.nth(0).locator('.md-embed-body')).toContainText('命中率很高。');
+    await expect(embeds.nth(1).locator('.md-embed-body')).toContainText('第一次 80%。');
+    await expect(embeds.nth(1).locator('.md-embed-body')).not.toContainText('命中率很高');
+    await expect(embeds.nth(1).locator('.md-embed-body')).not.toContainText('再说');
+    await pv.locator('a.md-embed-note', { hasText: '缓存设计' }).first().click();
     await expect(tab(page, '缓存设计.md')).toHaveAttribute('aria-selected', 'true');
 
     // Nothing of that wrote to the note: not saved, not changed.

@@ -25,6 +25,7 @@ import type {
   LinksUndo,
   LinksUpdated,
   NoteHeading,
+  NoteText,
   NoteHit,
   NoteTitle,
   TagCount,
@@ -186,6 +187,8 @@ export interface Client {
     titles(): Promise<NoteTitle[]>;
     headings(query: string, limit?: number): Promise<NoteHeading[]>;
     outline(path: string): Promise<NoteHeading[]>;
+    /** A note's text (or a heading's section of it) as an embed shows it. */
+    read(path: string, heading?: string): Promise<NoteText>;
     links(path: string): Promise<NoteLink[]>;
     backlinks(path: string): Promise<NoteLink[]>;
     /** The links to notes no note answers: of the note path, or of every note ("" or absent). */
@@ -435,6 +438,10 @@ export function createClient(t: Transport): Client {
       headings: async (query, limit) =>
         arr<NoteHeading>(await call('notes.headings', limit === undefined ? { query } : { query, limit })),
       outline: async (path) => arr<NoteHeading>(await call('notes.outline', { path })),
+      read: async (path, heading) => {
+        const r = obj<NoteText>(await call('notes.read', heading ? { path, heading } : { path }), 'notes.read');
+        return { ...r, text: typeof r.text === 'string' ? r.text : '' };
+      },
       links: async (path) => arr<NoteLink>(await call('notes.links', { path })),
       backlinks: async (path) => arr<NoteLink>(await call('notes.backlinks', { path })),
       unresolved: async (path) => arr<NoteLink>(await call('notes.unresolved', path ? { path } : {})),

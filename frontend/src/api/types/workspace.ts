@@ -243,6 +243,16 @@ export interface NoteTitle {
   title?: string;
 }
 
+/** A note's text as an embed shows it (notes.read). */
+export interface NoteText {
+  path: string;
+  text: string;
+  /** The note has no heading of that name. */
+  noHeading?: boolean;
+  /** Only the start of a long note. */
+  truncated?: boolean;
+}
+
 /** notes.headings / notes.outline. */
 export interface NoteHeading {
   path: string;
