@@ -515,3 +515,27 @@ describe('emphasis next to Chinese (CJK-friendly)', () => {
     expect(dom(renderMarkdown('a**"quoted"**b and 2*3*4')).querySelector('p')?.innerHTML).toBe('a**"quoted"**b and 2<em>3</em>4');
   });
 });
+
+describe('callouts (Obsidian)', () => {
+  it('"> [!tip] 标题" is a callout of that kind with that title, its other lines the body', () => {
+    const root = dom(renderMarkdown('> [!tip] 提示 **重点**\n> 写下来\n> - [ ] 任务\n\n> [!WARNING]\n> 小心\n\n> [!custom]- 折叠的\n> 内容\n\n> 普通引用'));
+    const [tip, warn, other] = root.querySelectorAll('.md-callout');
+    expect(tip.className).toBe('md-callout md-callout-tip');
+    expect(tip.querySelector('.md-callout-title')?.innerHTML).toBe('提示 <strong>重点</strong>');
+    expect(tip.querySelector('p')?.textContent).toBe('写下来');
+    expect(tip.querySelector('input.md-task')).not.toBeNull();
+    expect(warn.className).toBe('md-callout md-callout-warning');
+    expect(warn.querySelector('.md-callout-title')?.textContent).toBe('Warning');
+    expect(warn.querySelector('p')?.textContent).toBe('小心');
+    expect(other.className).toBe('md-callout md-callout-note'); // an unknown kind: a note
+    expect(other.querySelector('.md-callout-title')?.textContent).toBe('折叠的');
+    expect(root.querySelectorAll('blockquote')).toHaveLength(1); // the plain quote
+    expect(root.textContent).not.toContain('[!');
+  });
+
+  it('a callout title cannot carry markup out of the sanitizer', () => {
+    const root = dom(renderMarkdown('> [!note] <img src=x onerror=alert(1)> [x](javascript:alert(1))\n> body'));
+    assertInert(root);
+    expect(root.querySelector('.md-callout-title img')).toBeNull();
+  });
+});

@@ -105,3 +105,23 @@ test('Split: the preview scrolls in step with the editor', async ({ page, serve 
     )
     .toMatch(new RegExp(`^Section (${atTop - 1}|${atTop}|${atTop + 1})$`));
 });
+
+test('Preview: an Obsidian callout shows titled and coloured by its kind; its task box ticks the right line', async ({ page, serve }) => {
+  const NOTE = '# 周报\n\n> [!warning] 注意\n> 先备份\n> - [ ] 备份数据库\n\n末行\n';
+  writeNote(serve, '周报.md', NOTE);
+  await openApp(page, serve);
+  await openNote(page, '周报.md');
+  await page.getByTestId('view-modes').locator('[data-mode="split"]').click();
+  const pv = page.getByTestId('preview');
+  const callout = pv.locator('.md-callout-warning');
+  await expect(callout.locator('.md-callout-title')).toHaveText('注意');
+  await expect(callout).toContainText('先备份');
+  await expect(pv).not.toContainText('[!warning]');
+  const color = await callout.evaluate((el) => getComputedStyle(el).borderLeftColor);
+  const warn = await callout.evaluate((el) => getComputedStyle(el).getPropertyValue('--warn').trim());
+  expect(warn).not.toBe('');
+  expect(color).not.toBe(await pv.evaluate((el) => getComputedStyle(el).color));
+  await callout.locator('input.md-task').click();
+  await page.keyboard.press('Control+s');
+  await expect.poll(() => readNote(serve, '周报.md')).toBe(NOTE.replace('- [ ] 备份', '- [x] 备份'));
+});

@@ -28,7 +28,7 @@ import { highlight } from './highlight';
 import { m } from './i18n.svelte';
 import { linkAt, linksInLine, type LineLink } from './links';
 import { frontMatterEnd } from './outline';
-import { anchorLink, embedTarget, isLocalPath, localImageSrc, renderMarkdown, safeImageSrc } from './markdown';
+import { anchorLink, CALLOUT_KINDS, embedTarget, isLocalPath, localImageSrc, renderMarkdown, safeImageSrc } from './markdown';
 import { toggleLine } from './tasks';
 import { embedKind, embedSize } from './unresolved';
 
@@ -275,7 +275,6 @@ function codeRuns(code: string, lang: string): { from: number; to: number; cls: 
 
 const hide = Decoration.replace({});
 const CALLOUT = /^(\s*(?:>\s*)+)\[!([A-Za-z-]+)\][-+]?\s*(.*)$/;
-const CALLOUT_KINDS = new Set(['note', 'info', 'tip', 'hint', 'important', 'success', 'check', 'done', 'question', 'help', 'faq', 'warning', 'caution', 'attention', 'failure', 'fail', 'missing', 'danger', 'error', 'bug', 'example', 'quote', 'cite', 'abstract', 'summary', 'tldr', 'todo']);
 
 interface Ctx {
   state: EditorState;

@@ -225,6 +225,14 @@ const md = new Marked({
       const at = typeof line === 'number' ? ` data-line="${line}"` : '';
       return `<input type="checkbox" class="md-task"${tok.checked ? ' checked=""' : ''}${at} disabled=""> `;
     },
+    // Obsidian's callouts: "> [!tip] 标题" and what follows in the quote (see calloutOf).
+    blockquote(tok: Tokens.Blockquote): string | false {
+      const c = calloutOf(tok);
+      if (!c) return false;
+      const title = c.title.length ? this.parser.parseInline(c.title) : escapeHtml(c.kind[0].toUpperCase() + c.kind.slice(1));
+      const body = (c.rest.length ? `<p>${this.parser.parseInline(c.rest)}</p>` : '') + this.parser.parse(tok.tokens.slice(1));
+      return `<div class="md-callout md-callout-${c.kind}"><div class="md-callout-title">${title}</div>${body}</div>`;
+    },
     // Raw HTML is shown as text: agents write "<details>" in prose far more
     // often than they mean markup. <br> (common in tables) passes.
     html({ text }: Tokens.HTML | Tokens.Tag): string {
@@ -401,6 +409,55 @@ function joinSoftBreaks(tokens: readonly Token[]): void {
         break;
     }
   }
+}
+
+// ---- callouts ------------------------------------------------------------------
+//
+// "> [!tip] 提示" opens a callout of that kind, titled by the rest of the
+// line (by its kind when there is none); the quote's other lines are its
+// body. The kinds are Obsidian's (live preview knows the same: an unknown
+// one is a note); "[!faq]-" (folded in Obsidian) shows open.
+
+const CALLOUT_MARK = /^\[!([A-Za-z-]+)\][-+]?[ \t]*/;
+export const CALLOUT_KINDS: ReadonlySet<string> = new Set(['note', 'info', 'tip', 'hint', 'important', 'success', 'check', 'done', 'question', 'help', 'faq', 'warning', 'caution', 'attention', 'failure', 'fail', 'missing', 'danger', 'error', 'bug', 'example', 'quote', 'cite', 'abstract', 'summary', 'tldr', 'todo']);
+
+/** A quote's callout: its kind, its title's inline tokens and the rest of its first paragraph's; null for a plain quote. */
+function calloutOf(tok: Tokens.Blockquote): { kind: string; title: Token[]; rest: Token[] } | null {
+  const first = tok.tokens[0];
+  if (first?.type !== 'paragraph') return null;
+  const inline = (first as Tokens.Paragraph).tokens ?? [];
+  const head = inline[0];
+  const mt = head?.type === 'text' ? CALLOUT_MARK.exec((head as Tokens.Text).text) : null;
+  if (!mt) return null;
+  const kind = CALLOUT_KINDS.has(mt[1].toLowerCase()) ? mt[1].toLowerCase() : 'note';
+  const title: Token[] = [];
+  const rest: Token[] = [];
+  const after = (head as Tokens.Text).text.slice(mt[0].length);
+  let inTitle = true;
+  const take = (t: Token) => (inTitle ? title : rest).push(t);
+  const text = (s: string) => ({ type: 'text', raw: s, text: s, escaped: false }) as Tokens.Text;
+  for (const t of [text(after), ...inline.slice(1)]) {
+    if (!inTitle) {
+      rest.push(t);
+      continue;
+    }
+    if (t.type === 'br') {
+      inTitle = false;
+      continue;
+    }
+    const nl = t.type === 'text' ? (t as Tokens.Text).text.indexOf('\n') : -1;
+    if (nl >= 0) {
+      // A line break left in the text (strict line breaks): the title ends there.
+      const s = (t as Tokens.Text).text;
+      if (nl > 0) title.push(text(s.slice(0, nl)));
+      inTitle = false;
+      if (s.slice(nl + 1)) rest.push(text(s.slice(nl + 1)));
+      continue;
+    }
+    if (t.type !== 'text' || (t as Tokens.Text).text) take(t);
+  }
+  while (title.length && title[title.length - 1].type === 'text' && !(title[title.length - 1] as Tokens.Text).text.trim()) title.pop();
+  return { kind, title, rest };
 }
 
 // ---- task-list lines ----------------------------------------------------------
