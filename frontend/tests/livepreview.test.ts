@@ -247,6 +247,19 @@ describe('live preview', () => {
     expect(v.contentDOM.querySelector<HTMLImageElement>('.cm-lp-table img.md-embed')?.getAttribute('src')).toBe('data:image/png;base64,AAAA');
   });
 
+  it('a note embedded on a line of its own shows as a block (showEmbeds fills it); on the cursor line its source shows', () => {
+    const shown: HTMLElement[] = [];
+    const v = editor('前\n\n![[缓存设计#结果]]\n\n后 ![[其他]] 同行\n末', { showEmbeds: (root) => void shown.push(root) });
+    expect(shown).toHaveLength(1); // the one alone on its line
+    expect(shown[0].className).toBe('cm-lp-embed md');
+    expect(shown[0].querySelector('a.md-embed-note')?.getAttribute('data-wiki')).toBe('缓存设计#结果');
+    expect(shown[0].querySelector('a.md-embed-note')?.textContent).toBe('缓存设计 › 结果');
+    expect(v.contentDOM.contains(shown[0])).toBe(true);
+    v.dispatch({ selection: EditorSelection.cursor(4) });
+    expect(v.contentDOM.contains(shown[0])).toBe(false);
+    expect(lineText(v, 3)).toBe('![[缓存设计#结果]]');
+  });
+
   it('an embed whose name finds no image shows its name as missing', async () => {
     const v = editor('![[没有.png]]\n末', { embedURL: async () => null });
     await Promise.resolve();

@@ -51,6 +51,12 @@ test.describe('on a desktop', () => {
     await expect(editorText(page)).not.toContainText('![[图 1.png');
     await expect(line(page, '之后的字').locator('.cm-lp-img-missing')).toContainText('没有的图.png');
     await expect(line(page, '与')).toHaveText('报告.pdf 与 缓存设计');
+    // A note embedded on a line of its own shows there, its heading's section alone.
+    const lpEmbed = editorText(page).getByTestId('note-embed');
+    await expect(lpEmbed).toHaveCount(1);
+    await expect(lpEmbed.locator('.md-embed-body')).toContainText('第一次 80%。');
+    await expect(lpEmbed.locator('.md-embed-body')).not.toContainText('再说');
+    await page.screenshot({ path: test.info().outputPath('live-embeds.png') });
 
     // A plain click on the PDF embed opens it in the desktop's program, not as text.
     await line(page, '与').locator('.cm-lp-wikilink', { hasText: '报告.pdf' }).click();

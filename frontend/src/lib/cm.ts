@@ -68,6 +68,8 @@ export interface EditorHooks extends WritingHooks {
   imageURL?(href: string): Promise<string | null>;
   /** Live preview: a URL for the image an embed ![[target]] names (found by name, as a link is; null: not shown). */
   embedURL?(target: string): Promise<string | null>;
+  /** Live preview: shows the notes embedded under root (their a.md-embed-note links), as the preview does. */
+  showEmbeds?(root: HTMLElement): void;
 }
 
 /** One completion of a link: `insert` replaces what was typed after [[ (or #). */

@@ -26,7 +26,7 @@ import { redrawBlocks } from './blocks';
 import { TAG_CLASS } from './cmlinks';
 import { highlight } from './highlight';
 import { m } from './i18n.svelte';
-import { linkAt, linksInLine, type LineLink } from './links';
+import { linkAt, linksInLine, wikiParts, type LineLink } from './links';
 import { frontMatterEnd } from './outline';
 import { anchorLink, CALLOUT_KINDS, embedTarget, isLocalPath, localImageSrc, renderMarkdown, safeImageSrc } from './markdown';
 import { toggleLine } from './tasks';
@@ -40,6 +40,8 @@ export interface LiveHooks {
   imageURL?(href: string): Promise<string | null>;
   /** A URL for the image an embed ![[target]] names (found as a link is: by name in the folder; null: not shown). */
   embedURL?(target: string): Promise<string | null>;
+  /** Shows the notes that embeds of rendered Markdown under root name (their a.md-embed-note links), as the preview does. */
+  showEmbeds?(root: HTMLElement): void;
 }
 
 /** The hooks of a state (set by makeState). */
@@ -631,17 +633,67 @@ const inline = ViewPlugin.fromClass(
   },
 );
 
-// ---- tables (block widgets: from a state field) --------------------------------------
+// ---- tables and note embeds (block widgets: from a state field) ------------------------
 
-/** The rendered tables among the top-level blocks in [from, to] (whole blocks): the ones the selection is not in. */
+/** A note embedded on a line of its own (![[缓存设计]], ![[缓存设计#结果]]): the note under its link, as the preview shows it (LiveHooks.showEmbeds). */
+class NoteEmbedWidget extends WidgetType {
+  constructor(readonly inner: string) {
+    super();
+  }
+  override eq(o: NoteEmbedWidget): boolean {
+    return o.inner === this.inner;
+  }
+  override get estimatedHeight(): number {
+    return 120;
+  }
+  toDOM(view: EditorView): HTMLElement {
+    const d = document.createElement('div');
+    d.className = ['cm-lp-embed', 'md'].join(' ');
+    const p = wikiParts(this.inner);
+    const a = document.createElement('a');
+    a.className = ['md-wikilink', 'md-embed-note'].join(' ');
+    a.setAttribute('data-wiki', this.inner);
+    a.textContent = p.alias || (p.heading ? `${p.target} › ${p.heading}` : p.target);
+    d.append(a);
+    const hooks = view.state.facet(liveHooks);
+    hooks.showEmbeds?.(d);
+    new MutationObserver(() => view.requestMeasure()).observe(d, { childList: true, subtree: true });
+    d.addEventListener('mousedown', (e) => {
+      e.preventDefault();
+      const link = (e.target as Element | null)?.closest?.('a');
+      const wiki = link?.getAttribute('data-wiki');
+      if (link && wiki !== null && wiki !== undefined && e.button === 0 && hooks.openLink) {
+        hooks.openLink({ kind: 'wiki', from: 0, to: 0, ...wikiParts(wiki) });
+        return;
+      }
+      view.dispatch({ selection: { anchor: view.posAtDOM(d) } });
+      view.focus();
+    });
+    d.addEventListener('click', (e) => e.preventDefault());
+    return d;
+  }
+  override ignoreEvent(): boolean {
+    return true;
+  }
+}
+
+const EMBED_LINE = /^!\[\[([^[\]\n]+?)\]\][ \t]*$/;
+
+/** The rendered tables and note embeds among the top-level blocks in [from, to] (whole blocks): the ones the selection is not in. */
 function tablesIn(state: EditorState, from: number, to: number, out: Range<Decoration>[]): void {
   const sel = state.selection.ranges;
   for (let n = syntaxTree(state).topNode.childAfter(from - 1); n && n.from <= to; n = n.nextSibling) {
-    if (n.name !== 'Table') continue;
+    if (n.name !== 'Table' && n.name !== 'Paragraph') continue;
     const a = state.doc.lineAt(n.from).from;
     const b = state.doc.lineAt(n.to).to;
     if (sel.some((r) => r.to >= a && r.from <= b)) continue;
-    out.push(Decoration.replace({ widget: new TableWidget(state.sliceDoc(a, b)), block: true }).range(a, b));
+    if (n.name === 'Table') {
+      out.push(Decoration.replace({ widget: new TableWidget(state.sliceDoc(a, b)), block: true }).range(a, b));
+      continue;
+    }
+    const mt = b - a < 1000 && state.sliceDoc(a, a + 3) === '![[' ? EMBED_LINE.exec(state.sliceDoc(a, b)) : null;
+    const target = mt ? wikiParts(mt[1]).target : '';
+    if (mt && target && embedKind(target) === 'note') out.push(Decoration.replace({ widget: new NoteEmbedWidget(mt[1]), block: true }).range(a, b));
   }
 }
 
@@ -738,6 +790,7 @@ const theme = EditorView.theme({
   '.cm-lp-code-lang': { float: 'right', color: 'var(--fg-subtle)', fontFamily: 'var(--font)' },
   '.cm-lp-table-src': { fontFamily: 'var(--mono)', fontSize: '0.9em' },
   '.cm-lp-table': { padding: '4px 28px', cursor: 'text', whiteSpace: 'normal' },
+  '.cm-lp-embed': { padding: '2px 28px', cursor: 'text', whiteSpace: 'normal' },
   '.cm-lp-quote span, .cm-lp-callout span': { fontStyle: 'normal' },
   // A quote or callout inside another: its own bar inside the outer one (the outer's colour stays on the line).
   '.cm-lp-inner': { paddingLeft: '30px !important', backgroundImage: 'linear-gradient(to right, transparent 12px, var(--lp-inner, var(--border-strong)) 12px, var(--lp-inner, var(--border-strong)) 15px, transparent 15px)' },
