@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { expect, openApp, OUT, test, type Page } from './fixtures';
 import { imeType } from './ime-helpers';
-import { editorText, indexed, openNote, readNote, showSource, tab, writeNote } from './workspace-helpers';
+import { editorText, indexed, openNote, readNote, showSource, tab, treeRow, writeNote } from './workspace-helpers';
 
 function cursorLine(page: Page) {
   return page.locator('.pane .cm-activeLine');
@@ -20,6 +20,8 @@ test('search shows every hit of a note; expanding it and clicking the 3rd hit op
   writeNote(serve, 'other.md', '# 其他\n这里只提到缓存一次。\n');
   await openApp(page, serve);
   await indexed(serve, '缓存', 2);
+  // The folder is shown (its search is offered once the app knows it), as a person sees before pressing keys.
+  await expect(treeRow(page, 'other.md')).toBeVisible();
 
   await page.keyboard.press('Control+Shift+F');
   const input = page.getByTestId('note-search-input');

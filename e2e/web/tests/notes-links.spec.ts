@@ -23,6 +23,8 @@ test('searching a Chinese word finds the note; Enter opens it at the line', asyn
   writeNote(serve, 'other.md', '# Other\nnothing here\n');
   await openApp(page, serve);
   await indexed(serve, '很高');
+  // The folder is shown (its search is offered once the app knows it), as a person sees before pressing keys.
+  await expect(treeRow(page, 'other.md')).toBeVisible();
 
   await page.keyboard.press('Control+Shift+F');
   const input = page.getByTestId('note-search-input');
