@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { EditorView } from '@codemirror/view';
+import { outline } from '../src/lib/outline';
+import { editorInfo } from '../src/lib/editorinfo.svelte';
 import { EditorState } from '@codemirror/state';
 import { markdownLanguage } from '@codemirror/lang-markdown';
 import { headingsOf, sectionAt } from '../src/lib/outline';
@@ -20,6 +23,24 @@ describe('outline', () => {
     expect(sectionAt(hs, hs[1].from + 3)).toBe(1);
     expect(sectionAt(hs, state.doc.length)).toBe(3);
   });
+});
+
+describe('outline of a note parsed in the background', () => {
+  it('follows the parser: headings it had not reached when the note opened show once it does', async () => {
+    const filler = Array.from({ length: 400 }, (_, i) => `第${i + 1}段，Reasonix 的缓存命中率很高。`).join('\n\n');
+    const doc = `# 缓存设计\n\n${filler}\n\n## 实验\n\n${filler}\n\n## 结论\n\n结语\n`;
+    // A busy machine: the parse of the first read gets no time at all.
+    let t = 0;
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => (t += 10_000));
+    const view = new EditorView({ state: EditorState.create({ doc, extensions: [markdownLanguage, outline] }), parent: document.body.appendChild(document.createElement('div')) });
+    now.mockRestore();
+    try {
+      expect(editorInfo.headings.map((h) => h.text)).not.toContain('结论');
+      await vi.waitFor(() => expect(editorInfo.headings.map((h) => h.text)).toEqual(['缓存设计', '实验', '结论']), { timeout: 15_000, interval: 50 });
+    } finally {
+      view.destroy();
+    }
+  }, 20_000);
 });
 
 describe('images of the notes folder in the preview', () => {

@@ -86,7 +86,10 @@ export const outline = ViewPlugin.fromClass(
     }
 
     update(u: ViewUpdate) {
-      if (u.docChanged || u.startState.doc !== u.state.doc) {
+      // Read again when the text changed, and when the parser got further
+      // (a long note opened on a busy machine is parsed in the background:
+      // its later headings come after the first read).
+      if (u.docChanged || u.startState.doc !== u.state.doc || syntaxTree(u.state) !== syntaxTree(u.startState)) {
         if (this.timer) clearTimeout(this.timer);
         this.timer = setTimeout(() => this.read(), DELAY);
       } else if (u.viewportChanged || u.geometryChanged || u.selectionSet) this.onScroll();
