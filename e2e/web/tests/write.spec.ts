@@ -266,9 +266,10 @@ test('Folding: a heading’s arrow folds its section up to the next heading of i
   await page.mouse.move(700, 600);
   await expect(closed).toHaveCSS('opacity', '1'); // a folded one stays shown
   await page.screenshot({ path: test.info().outputPath('folded.png') });
-  // Unfolded from the folded placeholder; the note was never changed.
-  await text.locator('.cm-foldPlaceholder').click();
+  // Unfolded by its arrow (the gutter: the cursor stays where it is); the note was never changed.
+  await closed.click();
   await expect(text).toContainText('第一次结果');
+  await expect(page.locator('.pane .cm-fold-marker.closed').filter({ visible: true })).toHaveCount(0);
   // In source mode, by the keyboard (Ctrl+Shift+[ folds where the cursor is).
   await showSource(page);
   await text.locator('.cm-line', { hasText: '## 结论' }).click();
